@@ -1,0 +1,65 @@
+# kbisect - automated kernel bisection that knows benchmarks are noisy
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR = $(PREFIX)/bin
+DATADIR = $(PREFIX)/share/kbisect
+MANDIR = $(PREFIX)/share/man/man1
+
+CC ?= cc
+PKGS = libgit2 libvirt libssh2 sqlite3 jansson libcurl
+PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS ?= -O2 -g
+WARN = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Ilib \
+	-DKB_DATADIR='"$(DATADIR)"'
+LIBS = $(PKG_LIBS) -lm
+
+ifeq ($(SANITIZE),1)
+ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC = $(wildcard lib/*.c)
+CMD_SRC = $(wildcard cmd/*.c)
+LIB_OBJ = $(LIB_SRC:.c=.o)
+CMD_OBJ = $(CMD_SRC:.c=.o)
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+HDRS = $(wildcard lib/*.h cmd/*.h tests/unit/*.h)
+
+all: kbisect tests/gen/genrepo
+
+kbisect: $(CMD_OBJ) lib/libkbisect.a
+	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libkbisect.a $(LIBS)
+
+lib/libkbisect.a: $(LIB_OBJ)
+	rm -f $@
+	ar rcs $@ $(LIB_OBJ)
+
+%.o: %.c $(HDRS)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+tests/unit/run-unit: tests/unit/main.c $(UNIT_SRC) lib/libkbisect.a $(HDRS)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c $(UNIT_SRC) \
+		lib/libkbisect.a $(LDFLAGS) $(LIBS)
+
+tests/gen/genrepo: tests/gen/genrepo.c
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS)
+
+check: all tests/unit/run-unit
+	@sh tests/run-tests.sh
+
+install: kbisect
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/benchmarks
+	install -m 755 kbisect $(DESTDIR)$(BINDIR)/kbisect
+	install -m 644 doc/kbisect.1 $(DESTDIR)$(MANDIR)/kbisect.1
+	install -m 644 configs/benchmarks/*.json $(DESTDIR)$(DATADIR)/benchmarks/
+
+deps:
+	sh tests/install-deps.sh
+
+clean:
+	rm -f kbisect lib/*.o lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo
+
+.PHONY: all check install deps clean

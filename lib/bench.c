@@ -1,0 +1,372 @@
+#include "bench.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int field_err(const char *origin, const char *field, const char *what)
+{
+	return kb_error(KB_EINVAL, "benchmark %s: field '%s' %s", origin, field, what);
+}
+
+static int get_string(json_t *obj, const char *key, const char *origin,
+		      int required, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = NULL;
+	if (!v)
+		return required ? field_err(origin, key, "is missing") : 0;
+	if (!json_is_string(v))
+		return field_err(origin, key, "must be a string");
+	*out = kb_strdup(json_string_value(v));
+	return 0;
+}
+
+static int get_int(json_t *obj, const char *key, const char *origin, int min,
+		   int max, int def, int *out)
+{
+	json_t *v = json_object_get(obj, key);
+
+	*out = def;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < min ||
+	    json_integer_value(v) > max)
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' must be a whole "
+				"number from %d to %d", origin, key, min, max);
+	*out = (int)json_integer_value(v);
+	return 0;
+}
+
+/* A string, or an array of strings, into 'out'. */
+static int get_strings(json_t *obj, const char *key, const char *origin,
+		       struct kb_strv *out, int *was_array)
+{
+	json_t *v = json_object_get(obj, key), *e;
+	size_t i;
+
+	*was_array = 0;
+	if (!v)
+		return 0;
+	if (json_is_string(v)) {
+		kb_strv_push(out, json_string_value(v));
+		return 0;
+	}
+	if (!json_is_array(v) || !json_array_size(v))
+		return field_err(origin, key, "must be a string or a non-empty array of strings");
+	json_array_foreach(v, i, e) {
+		if (!json_is_string(e))
+			return field_err(origin, key, "must hold only strings");
+		kb_strv_push(out, json_string_value(e));
+	}
+	*was_array = 1;
+	return 0;
+}
+
+static int check_keys(json_t *obj, const char *const *allowed, const char *origin,
+		      const char *where)
+{
+	const char *key;
+	json_t *v;
+	size_t i;
+
+	json_object_foreach(obj, key, v) {
+		for (i = 0; allowed[i]; i++)
+			if (!strcmp(allowed[i], key))
+				break;
+		if (!allowed[i])
+			return kb_error(KB_EINVAL, "benchmark %s: unknown field '%s%s'",
+					origin, where, key);
+	}
+	return 0;
+}
+
+static int parse_metric(struct kb_bench *b, json_t *m, const char *origin)
+{
+	static const char *const keys[] = {
+		"name", "json_path", "regex", "direction", "unit", NULL
+	};
+	char *dir = NULL;
+	int ret;
+
+	if (!json_is_object(m))
+		return field_err(origin, "metric", "must be an object");
+	if ((ret = check_keys(m, keys, origin, "metric.")) < 0)
+		return ret;
+	if ((ret = get_string(m, "name", origin, 1, &b->metric.name)) < 0 ||
+	    (ret = get_string(m, "json_path", origin, 0, &b->metric.json_path)) < 0 ||
+	    (ret = get_string(m, "regex", origin, 0, &b->metric.regex)) < 0 ||
+	    (ret = get_string(m, "unit", origin, 0, &b->metric.unit)) < 0 ||
+	    (ret = get_string(m, "direction", origin, 1, &dir)) < 0)
+		return ret;
+	if (!strcmp(dir, "lower"))
+		b->metric.direction = KB_LOWER_IS_BETTER;
+	else if (!strcmp(dir, "higher"))
+		b->metric.direction = KB_HIGHER_IS_BETTER;
+	else
+		ret = field_err(origin, "metric.direction", "must be \"lower\" or \"higher\"");
+	free(dir);
+	if (ret)
+		return ret;
+	if (!b->metric.json_path == !b->metric.regex)
+		return field_err(origin, "metric", "needs exactly one of 'json_path' and 'regex'");
+	if (b->metric.regex) {
+		regex_t re;
+		int rc = regcomp(&re, b->metric.regex, REG_EXTENDED);
+
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' "
+					"is not a valid regular expression: %s", origin, msg);
+		}
+		regfree(&re);
+	}
+	if (!b->metric.unit)
+		b->metric.unit = kb_strdup("");
+	b->has_metric = 1;
+	return 0;
+}
+
+int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
+{
+	static const char *const keys[] = {
+		"name", "description", "setup", "command", "metric", "warmup",
+		"runs_per_boot", "timeout", NULL
+	};
+	json_error_t jerr;
+	json_t *root, *v;
+	int ret, arr;
+
+	memset(b, 0, sizeof(*b));
+	root = json_loads(text, JSON_REJECT_DUPLICATES, &jerr);
+	if (!root)
+		return kb_error(KB_EINVAL, "benchmark %s: line %d column %d: %s",
+				origin, jerr.line, jerr.column, jerr.text);
+	if (!json_is_object(root)) {
+		ret = kb_error(KB_EINVAL, "benchmark %s: must be a JSON object", origin);
+		goto out;
+	}
+	if ((ret = check_keys(root, keys, origin, "")) < 0 ||
+	    (ret = get_string(root, "name", origin, 1, &b->name)) < 0 ||
+	    (ret = get_string(root, "description", origin, 0, &b->description)) < 0 ||
+	    (ret = get_strings(root, "setup", origin, &b->setup, &arr)) < 0 ||
+	    (ret = get_strings(root, "command", origin, &b->argv, &arr)) < 0)
+		goto out;
+	if (!b->argv.n) {
+		ret = field_err(origin, "command", "is missing");
+		goto out;
+	}
+	if (!arr) {
+		char *cmd = kb_strdup(b->argv.v[0]);
+
+		kb_strv_clear(&b->argv);
+		kb_strv_push(&b->argv, "/bin/sh");
+		kb_strv_push(&b->argv, "-c");
+		kb_strv_push(&b->argv, cmd);
+		free(cmd);
+	}
+	if ((v = json_object_get(root, "metric")) && (ret = parse_metric(b, v, origin)) < 0)
+		goto out;
+	if ((ret = get_int(root, "warmup", origin, 0, 1000, 0, &b->warmup)) < 0 ||
+	    (ret = get_int(root, "runs_per_boot", origin, 1, 100000, 1,
+			   &b->runs_per_boot)) < 0)
+		goto out;
+	if ((v = json_object_get(root, "timeout"))) {
+		if (!json_is_number(v) || json_number_value(v) < 0) {
+			ret = field_err(origin, "timeout", "must be a number of seconds >= 0");
+			goto out;
+		}
+		b->timeout = json_number_value(v);
+	}
+	if (b->warmup >= b->runs_per_boot && b->has_metric) {
+		ret = kb_error(KB_EINVAL, "benchmark %s: 'warmup' (%d) must be smaller "
+			       "than 'runs_per_boot' (%d)", origin, b->warmup,
+			       b->runs_per_boot);
+		goto out;
+	}
+	b->json = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+out:
+	json_decref(root);
+	if (ret)
+		kb_bench_release(b);
+	return ret;
+}
+
+int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	char *path = NULL;
+	int ret;
+
+	memset(b, 0, sizeof(*b));
+	if (!strchr(name, '/') && !strstr(name, ".json")) {
+		const char *d = dirs;
+
+		while (d && *d) {
+			size_t len = strcspn(d, ":");
+			char *p = kb_asprintf("%.*s/%s.json", (int)len, d, name);
+
+			if (!access(p, R_OK)) {
+				path = p;
+				break;
+			}
+			free(p);
+			d += len + (d[len] == ':');
+		}
+		if (!path)
+			return kb_error(KB_ENOTFOUND, "no benchmark named '%s' "
+					"(looked in %s; give a file path to use your own)",
+					name, dirs && *dirs ? dirs : "nowhere");
+	} else {
+		path = kb_strdup(name);
+	}
+	ret = kb_read_file(path, &text, 1 << 20);
+	if (ret == KB_ENOTFOUND)
+		ret = kb_error(KB_ENOTFOUND, "benchmark file %s does not exist", path);
+	if (!ret)
+		ret = kb_bench_parse(b, text.ptr, path);
+	kb_buf_release(&text);
+	free(path);
+	return ret;
+}
+
+int kb_bench_from_command(struct kb_bench *b, const char *shell_command)
+{
+	json_t *o = json_pack("{s:s, s:s, s:s}", "name", "command",
+			      "description", "pass/fail by exit status",
+			      "command", shell_command);
+	char *text = json_dumps(o, JSON_COMPACT);
+	int ret = kb_bench_parse(b, text, "'--command'");
+
+	free(text);
+	json_decref(o);
+	return ret;
+}
+
+void kb_bench_release(struct kb_bench *b)
+{
+	free(b->name);
+	free(b->description);
+	kb_strv_clear(&b->setup);
+	kb_strv_clear(&b->argv);
+	free(b->metric.name);
+	free(b->metric.json_path);
+	free(b->metric.regex);
+	free(b->metric.unit);
+	free(b->json);
+	memset(b, 0, sizeof(*b));
+}
+
+/* Walk "a.b[2].c" into a JSON document. */
+static json_t *json_walk(json_t *root, const char *path)
+{
+	json_t *cur = root;
+	const char *p = path;
+
+	while (cur && *p) {
+		if (*p == '.') {
+			p++;
+			continue;
+		}
+		if (*p == '[') {
+			char *end;
+			long idx = strtol(p + 1, &end, 10);
+
+			if (*end != ']' || !json_is_array(cur) || idx < 0)
+				return NULL;
+			cur = json_array_get(cur, (size_t)idx);
+			p = end + 1;
+			continue;
+		}
+		size_t len = strcspn(p, ".[");
+		char *key = kb_strndup(p, len);
+
+		cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+		free(key);
+		p += len;
+	}
+	return cur;
+}
+
+static void quote_output(struct kb_buf *b, const char *output)
+{
+	size_t len = strlen(output), i;
+	const char *start = len > 160 ? output + len - 160 : output;
+
+	kb_buf_adds(b, len > 160 ? "...'" : "'");
+	for (i = 0; start[i]; i++)
+		kb_buf_addch(b, isprint((unsigned char)start[i]) ? start[i] : ' ');
+	kb_buf_addch(b, '\'');
+}
+
+static int no_value(const struct kb_bench *b, const char *why, const char *output)
+{
+	struct kb_buf m = KB_BUF_INIT;
+	int ret;
+
+	quote_output(&m, output);
+	ret = kb_error(KB_EINVAL, "benchmark %s: %s in the output %s", b->name, why, m.ptr);
+	kb_buf_release(&m);
+	return ret;
+}
+
+static int parse_number(const char *s, size_t len, double *out)
+{
+	char *tmp = kb_strndup(s, len), *end;
+	double v = strtod(tmp, &end);
+	int ok = end != tmp && !*end && isfinite(v);
+
+	free(tmp);
+	*out = v;
+	return ok;
+}
+
+int kb_metric_extract(const struct kb_bench *b, const char *output, double *value)
+{
+	if (b->metric.json_path) {
+		const char *start = strchr(output, '{');
+		json_error_t jerr;
+		json_t *root, *v;
+		int ret = 0;
+
+		if (!start)
+			return no_value(b, "no JSON object", output);
+		root = json_loads(start, JSON_DISABLE_EOF_CHECK, &jerr);
+		if (!root)
+			return no_value(b, "no valid JSON", output);
+		v = json_walk(root, b->metric.json_path);
+		if (v && json_is_number(v))
+			*value = json_number_value(v);
+		else if (v && json_is_string(v) &&
+			 parse_number(json_string_value(v), strlen(json_string_value(v)), value))
+			;
+		else
+			ret = kb_error(KB_EINVAL, "benchmark %s: no number at '%s' in "
+				       "the JSON output", b->name, b->metric.json_path);
+		json_decref(root);
+		return ret;
+	} else {
+		regex_t re;
+		regmatch_t m[2];
+		int ok;
+
+		if (regcomp(&re, b->metric.regex, REG_EXTENDED))
+			return kb_error(KB_EINVAL, "benchmark %s: bad regex", b->name);
+		ok = !regexec(&re, output, 2, m, 0);
+		regfree(&re);
+		if (!ok)
+			return no_value(b, "metric regex did not match", output);
+		int g = m[1].rm_so >= 0 ? 1 : 0;
+
+		if (!parse_number(output + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so), value))
+			return no_value(b, "the regex matched no number", output);
+		return 0;
+	}
+}

@@ -1,0 +1,67 @@
+/*
+ * bench.h - benchmark definitions.
+ *
+ * A benchmark is a JSON object (configs/benchmarks/NAME.json or any file):
+ *
+ *   name         string, required
+ *   description  string
+ *   setup        string or array of strings: commands run once per boot
+ *   command      string (run by /bin/sh -c) or array (argv), required
+ *   metric       object; absent = pass/fail by exit status, as git bisect run:
+ *                0 good, 125 skip, 1..127 bad, 128 and above stop
+ *     name       string, required
+ *     json_path  "a.b[0].c" into the command's JSON output, or
+ *     regex      POSIX extended regex; its first group (or whole match)
+ *     direction  "lower" or "higher": which way is better, required
+ *     unit       string
+ *   warmup       runs dropped after each boot (default 0)
+ *   runs_per_boot  runs per boot (default 1)
+ *   timeout      seconds per run (default 0: none)
+ *
+ * Unknown keys are an error, so a typo never silently changes a benchmark.
+ */
+#ifndef KB_BENCH_H
+#define KB_BENCH_H
+
+#include "util.h"
+
+enum kb_direction {
+	KB_LOWER_IS_BETTER = -1,
+	KB_HIGHER_IS_BETTER = 1,
+};
+
+struct kb_metric {
+	char *name, *json_path, *regex, *unit;
+	enum kb_direction direction;
+};
+
+struct kb_bench {
+	char *name, *description;
+	struct kb_strv setup;   /* shell command strings */
+	struct kb_strv argv;    /* the command */
+	int has_metric;
+	struct kb_metric metric;
+	int warmup, runs_per_boot;
+	double timeout;
+	char *json;             /* the definition, compact, for the database */
+};
+
+/* Parse a definition; 'origin' names it in error messages. */
+int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin);
+/*
+ * Load by name or path: a name without '/' and without ".json" is looked up
+ * as DIR/NAME.json in each directory of 'dirs' (colon-separated); anything
+ * else is read as a file.
+ */
+int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs);
+/* A pass/fail benchmark running one shell command string. */
+int kb_bench_from_command(struct kb_bench *b, const char *shell_command);
+void kb_bench_release(struct kb_bench *b);
+
+/*
+ * Extract the metric from a run's output.  KB_EINVAL with a message naming
+ * the benchmark and quoting the output when the value is not there.
+ */
+int kb_metric_extract(const struct kb_bench *b, const char *output, double *value);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * dag.h - the bisection range read from a git repository with libgit2.
+ *
+ * The range is every commit reachable from BAD and not from any GOOD,
+ * optionally simplified to the commits that touch some paths (merges that
+ * leave the paths as one parent had them follow that parent only, as git's
+ * default history simplification does) or to BAD's first-parent chain.
+ * The result is a kb_graph plus the commit id of each node.
+ */
+#ifndef KB_DAG_H
+#define KB_DAG_H
+
+#include <git2.h>
+
+#include "graph.h"
+
+struct kb_range_opts {
+	const char *const *paths; /* literal paths, NULL-terminated, or NULL */
+	int first_parent;
+};
+
+struct kb_dag {
+	git_repository *repo; /* borrowed */
+	struct kb_graph g;
+	git_oid *oid;         /* oid[i] of node i */
+	size_t bad;           /* node of BAD (always in the graph) */
+	size_t *hash;         /* open addressing: node index + 1, 0 = empty */
+	size_t hash_size;
+};
+
+/* Open the repository that contains 'path' (a work tree or a .git). */
+int kb_repo_open(git_repository **out, const char *path);
+
+/*
+ * Resolve a revision (tag, branch, abbreviated or full id, "v5.15",
+ * "HEAD~3", ...) to a commit id.  KB_ENOTFOUND with a message that names
+ * the revision and the repository when it does not name a commit.
+ */
+int kb_repo_resolve(git_repository *repo, const char *spec, git_oid *out);
+
+/* One-line facts about a commit, for reports.  Strings are malloc'd. */
+struct kb_commit_info {
+	char *subject;
+	char *author;   /* "Name <email>" */
+	long long time; /* author time, seconds since the epoch */
+};
+int kb_repo_commit_info(git_repository *repo, const git_oid *oid,
+			struct kb_commit_info *out);
+void kb_commit_info_release(struct kb_commit_info *info);
+
+/*
+ * Read the range.  Every GOOD must be an ancestor of BAD, and the range
+ * must hold at least one commit other than... BAD itself counts: a range of
+ * BAD alone is valid (BAD is then the answer).  KB_EINVAL with a clear
+ * message when a GOOD is not an ancestor of BAD or equals it.
+ */
+int kb_dag_build(struct kb_dag *dag, git_repository *repo, const git_oid *bad,
+		 const git_oid *goods, size_t ngoods,
+		 const struct kb_range_opts *opts);
+void kb_dag_release(struct kb_dag *dag);
+
+/* Node index of a commit, or -1 when it is not in the range. */
+long kb_dag_find(const struct kb_dag *dag, const git_oid *oid);
+
+#endif

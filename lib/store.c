@@ -1,0 +1,598 @@
+#include "store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct kb_store {
+	sqlite3 *db;
+	char *path;
+	int lock_fd;
+};
+
+static const char schema[] =
+	"CREATE TABLE sessions ("
+	"  id INTEGER PRIMARY KEY,"
+	"  created REAL NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('active','done','ended')),"
+	"  spec TEXT NOT NULL,"
+	"  verdict TEXT);"
+	"CREATE TABLE marks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id),"
+	"  sha TEXT NOT NULL,"
+	"  mark TEXT NOT NULL CHECK (mark IN ('good','bad','skip')),"
+	"  source TEXT NOT NULL,"
+	"  created REAL NOT NULL,"
+	"  run INTEGER REFERENCES runs(id));"
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id),"
+	"  sha TEXT NOT NULL,"
+	"  boot INTEGER NOT NULL,"
+	"  run INTEGER NOT NULL,"
+	"  state TEXT NOT NULL"
+	"    CHECK (state IN ('started','done','interrupted','aborted')),"
+	"  started REAL NOT NULL,"
+	"  finished REAL,"
+	"  exit_status INTEGER,"
+	"  term_signal INTEGER,"
+	"  timed_out INTEGER NOT NULL DEFAULT 0,"
+	"  value REAL,"
+	"  output_tail TEXT,"
+	"  dir TEXT);"
+	"CREATE INDEX runs_by_session ON runs(session, sha);"
+	"CREATE INDEX marks_by_session ON marks(session);"
+	"CREATE TABLE events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id),"
+	"  ts REAL NOT NULL,"
+	"  kind TEXT NOT NULL,"
+	"  detail TEXT NOT NULL);";
+
+static int db_fail(struct kb_store *s, const char *what)
+{
+	int rc = sqlite3_errcode(s->db);
+
+	if (rc == SQLITE_NOTADB || rc == SQLITE_CORRUPT)
+		return kb_error(KB_EINVAL,
+				"%s is not a kbisect database or is damaged (%s); "
+				"move it away and start again, or give another --db",
+				s->path, sqlite3_errmsg(s->db));
+	if (rc == SQLITE_FULL)
+		return kb_error(KB_EINFRA, "%s: disk full while %s", s->path, what);
+	return kb_error(KB_ERROR, "%s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+}
+
+static int exec(struct kb_store *s, const char *sql, const char *what)
+{
+	if (sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(s, what);
+	return 0;
+}
+
+static int take_lock(struct kb_store *s)
+{
+	char *lp = kb_asprintf("%s.lock", s->path);
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+	char pid[32];
+	int fd, n;
+
+	fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		int ret = kb_error_errno(KB_ERROR, "cannot open lock file %s", lp);
+
+		free(lp);
+		return ret;
+	}
+	if (fcntl(fd, F_SETLK, &fl) < 0) {
+		struct flock who = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+
+		fcntl(fd, F_GETLK, &who);
+		close(fd);
+		free(lp);
+		return kb_error(KB_ELOCKED,
+				"%s is in use by another kbisect (pid %ld); wait for it "
+				"to finish or stop it first", s->path, (long)who.l_pid);
+	}
+	n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	if (ftruncate(fd, 0) < 0 || write(fd, pid, (size_t)n) != n) {
+		/* the lock itself is what matters; the pid is a courtesy */
+	}
+	free(lp);
+	s->lock_fd = fd;
+	return 0;
+}
+
+static int check_schema(struct kb_store *s)
+{
+	sqlite3_stmt *st;
+	int version, ret;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "reading the schema version");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return db_fail(s, "reading the schema version");
+	}
+	version = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (version > KB_STORE_SCHEMA)
+		return kb_error(KB_EVERSION,
+				"%s has schema version %d, newer than this kbisect "
+				"understands (%d): use a newer kbisect",
+				s->path, version, KB_STORE_SCHEMA);
+	if (version == KB_STORE_SCHEMA)
+		return 0;
+	if ((ret = exec(s, "BEGIN IMMEDIATE", "creating the schema")) < 0)
+		return ret;
+	if ((ret = exec(s, schema, "creating the schema")) < 0 ||
+	    (ret = exec(s, "PRAGMA user_version = 1", "creating the schema")) < 0) {
+		kb_store_rollback(s);
+		return ret;
+	}
+	return exec(s, "COMMIT", "creating the schema");
+}
+
+int kb_store_open(struct kb_store **out, const char *path, int flags)
+{
+	struct kb_store *s = kb_calloc(1, sizeof(*s));
+	struct stat st;
+	int ret;
+
+	s->path = kb_strdup(path);
+	s->lock_fd = -1;
+	*out = NULL;
+	if (stat(path, &st) < 0) {
+		int fd;
+
+		if (!(flags & KB_STORE_CREATE)) {
+			ret = kb_error(KB_ENOSESSION,
+				       "no kbisect session: %s does not exist "
+				       "(start one with 'kbisect start')", path);
+			goto fail;
+		}
+		fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (fd < 0 && errno != EEXIST) {
+			ret = kb_error_errno(KB_ERROR, "cannot create %s", path);
+			goto fail;
+		}
+		if (fd >= 0)
+			close(fd);
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = kb_error(KB_EINVAL, "%s is not a regular file", path);
+		goto fail;
+	}
+	if ((flags & KB_STORE_LOCK) && (ret = take_lock(s)) < 0)
+		goto fail;
+	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		ret = kb_error(KB_ERROR, "cannot open %s: %s", path,
+			       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		goto fail;
+	}
+	sqlite3_busy_timeout(s->db, 10000);
+	if ((ret = exec(s, "PRAGMA journal_mode = WAL", "opening")) < 0 ||
+	    (ret = exec(s, "PRAGMA synchronous = FULL", "opening")) < 0 ||
+	    (ret = exec(s, "PRAGMA foreign_keys = ON", "opening")) < 0 ||
+	    (ret = check_schema(s)) < 0)
+		goto fail;
+	*out = s;
+	return 0;
+fail:
+	kb_store_close(s);
+	return ret;
+}
+
+void kb_store_close(struct kb_store *s)
+{
+	if (!s)
+		return;
+	if (s->db)
+		sqlite3_close(s->db);
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s->path);
+	free(s);
+}
+
+const char *kb_store_path(const struct kb_store *s)
+{
+	return s->path;
+}
+
+int kb_store_begin(struct kb_store *s)
+{
+	return exec(s, "BEGIN IMMEDIATE", "starting a transaction");
+}
+
+int kb_store_commit(struct kb_store *s)
+{
+	return exec(s, "COMMIT", "committing");
+}
+
+void kb_store_rollback(struct kb_store *s)
+{
+	sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+static int prepare(struct kb_store *s, sqlite3_stmt **st, const char *sql)
+{
+	if (sqlite3_prepare_v2(s->db, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(s, "preparing a query");
+	return 0;
+}
+
+static int step_done(struct kb_store *s, sqlite3_stmt *st, const char *what)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, what);
+	return 0;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? kb_strdup((const char *)t) : NULL;
+}
+
+void kb_session_row_release(struct kb_session_row *r)
+{
+	free(r->state);
+	free(r->spec);
+	free(r->verdict);
+	memset(r, 0, sizeof(*r));
+}
+
+static int session_query(struct kb_store *s, const char *sql,
+			 struct kb_session_row *out)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = prepare(s, &st, sql)) < 0)
+		return ret;
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		out->id = sqlite3_column_int64(st, 0);
+		out->created = sqlite3_column_double(st, 1);
+		out->state = col_text(st, 2);
+		out->spec = col_text(st, 3);
+		out->verdict = col_text(st, 4);
+		ret = 0;
+	} else if (rc == SQLITE_DONE) {
+		ret = kb_error(KB_ENOSESSION,
+			       "no kbisect session in %s (start one with 'kbisect start')",
+			       s->path);
+	} else {
+		ret = db_fail(s, "reading sessions");
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int kb_store_session_active(struct kb_store *s, struct kb_session_row *out)
+{
+	int ret = session_query(s,
+		"SELECT id, created, state, spec, verdict FROM sessions "
+		"WHERE state != 'ended' ORDER BY id DESC LIMIT 1", out);
+
+	if (ret == KB_ENOSESSION)
+		kb_error(KB_ENOSESSION,
+			 "no kbisect session in progress in %s (start one with "
+			 "'kbisect start')", s->path);
+	return ret;
+}
+
+int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out)
+{
+	return session_query(s,
+		"SELECT id, created, state, spec, verdict FROM sessions "
+		"ORDER BY id DESC LIMIT 1", out);
+}
+
+int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st,
+			   "INSERT INTO sessions (created, state, spec) "
+			   "VALUES (?, 'active', ?)")) < 0)
+		return ret;
+	sqlite3_bind_double(st, 1, kb_now());
+	sqlite3_bind_text(st, 2, spec, -1, SQLITE_TRANSIENT);
+	if ((ret = step_done(s, st, "creating the session")) < 0)
+		return ret;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
+			    const char *verdict)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st,
+			   "UPDATE sessions SET state = ?, "
+			   "verdict = coalesce(?, verdict) WHERE id = ?")) < 0)
+		return ret;
+	sqlite3_bind_text(st, 1, state, -1, SQLITE_TRANSIENT);
+	if (verdict)
+		sqlite3_bind_text(st, 2, verdict, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 2);
+	sqlite3_bind_int64(st, 3, id);
+	return step_done(s, st, "updating the session");
+}
+
+static const char *mark_name(char m)
+{
+	return m == 'g' ? "good" : m == 'b' ? "bad" : "skip";
+}
+
+int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
+		      char mark, const char *source, int64_t run)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st,
+			   "INSERT INTO marks (session, sha, mark, source, created, run) "
+			   "VALUES (?, ?, ?, ?, ?, ?)")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, mark_name(mark), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 5, kb_now());
+	if (run)
+		sqlite3_bind_int64(st, 6, run);
+	else
+		sqlite3_bind_null(st, 6);
+	return step_done(s, st, "recording a mark");
+}
+
+int kb_store_marks(struct kb_store *s, int64_t session, struct kb_mark_row **out,
+		   size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = prepare(s, &st,
+			   "SELECT id, sha, mark, source, created, coalesce(run, 0) "
+			   "FROM marks WHERE session = ? ORDER BY id")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_mark_row *m;
+
+		KB_ALLOC_GROW(*out, *n + 1, alloc);
+		m = &(*out)[(*n)++];
+		memset(m, 0, sizeof(*m));
+		m->id = sqlite3_column_int64(st, 0);
+		snprintf(m->sha, sizeof(m->sha), "%s", sqlite3_column_text(st, 1));
+		m->mark = (char)sqlite3_column_text(st, 2)[0];
+		if (m->mark == 's')
+			m->mark = 's';
+		snprintf(m->source, sizeof(m->source), "%s", sqlite3_column_text(st, 3));
+		m->created = sqlite3_column_double(st, 4);
+		m->run = sqlite3_column_int64(st, 5);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, "reading marks");
+	return 0;
+}
+
+static const char *const state_names[] = {
+	[KB_RUN_STARTED] = "started",
+	[KB_RUN_DONE] = "done",
+	[KB_RUN_INTERRUPTED] = "interrupted",
+	[KB_RUN_ABORTED] = "aborted",
+};
+
+const char *kb_run_state_name(enum kb_run_state st)
+{
+	return state_names[st];
+}
+
+static enum kb_run_state state_parse(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(state_names) / sizeof(state_names[0]); i++)
+		if (s && !strcmp(s, state_names[i]))
+			return (enum kb_run_state)i;
+	return KB_RUN_INTERRUPTED;
+}
+
+int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
+		       int boot, int run, const char *dir, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st,
+			   "INSERT INTO runs (session, sha, boot, run, state, started, dir) "
+			   "VALUES (?, ?, ?, ?, 'started', ?, ?)")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, boot);
+	sqlite3_bind_int(st, 4, run);
+	sqlite3_bind_double(st, 5, kb_now());
+	sqlite3_bind_text(st, 6, dir ? dir : "", -1, SQLITE_TRANSIENT);
+	if ((ret = step_done(s, st, "recording a run")) < 0)
+		return ret;
+	*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st,
+			   "UPDATE runs SET state = ?, finished = ?, exit_status = ?, "
+			   "term_signal = ?, timed_out = ?, value = ?, output_tail = ? "
+			   "WHERE id = ? AND state = 'started'")) < 0)
+		return ret;
+	sqlite3_bind_text(st, 1, kb_run_state_name(r->state), -1, SQLITE_STATIC);
+	sqlite3_bind_double(st, 2, r->finished ? r->finished : kb_now());
+	sqlite3_bind_int(st, 3, r->exit_status);
+	sqlite3_bind_int(st, 4, r->term_signal);
+	sqlite3_bind_int(st, 5, r->timed_out);
+	if (r->has_value)
+		sqlite3_bind_double(st, 6, r->value);
+	else
+		sqlite3_bind_null(st, 6);
+	if (r->output_tail)
+		sqlite3_bind_text(st, 7, r->output_tail, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, r->id);
+	if ((ret = step_done(s, st, "recording a result")) < 0)
+		return ret;
+	if (sqlite3_changes(s->db) != 1)
+		return kb_error(KB_ERROR, "%s: run %lld was already finished",
+				s->path, (long long)r->id);
+	return 0;
+}
+
+void kb_run_rows_free(struct kb_run_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].output_tail);
+		free(rows[i].dir);
+	}
+	free(rows);
+}
+
+int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
+		  size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = prepare(s, &st,
+			   "SELECT id, sha, boot, run, state, started, coalesce(finished, 0), "
+			   "coalesce(exit_status, -1), coalesce(term_signal, 0), timed_out, "
+			   "value, output_tail, dir FROM runs WHERE session = ? ORDER BY id")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_run_row *r;
+
+		KB_ALLOC_GROW(*out, *n + 1, alloc);
+		r = &(*out)[(*n)++];
+		memset(r, 0, sizeof(*r));
+		r->id = sqlite3_column_int64(st, 0);
+		snprintf(r->sha, sizeof(r->sha), "%s", sqlite3_column_text(st, 1));
+		r->boot = sqlite3_column_int(st, 2);
+		r->run = sqlite3_column_int(st, 3);
+		r->state = state_parse((const char *)sqlite3_column_text(st, 4));
+		r->started = sqlite3_column_double(st, 5);
+		r->finished = sqlite3_column_double(st, 6);
+		r->exit_status = sqlite3_column_int(st, 7);
+		r->term_signal = sqlite3_column_int(st, 8);
+		r->timed_out = sqlite3_column_int(st, 9);
+		r->has_value = sqlite3_column_type(st, 10) != SQLITE_NULL;
+		r->value = sqlite3_column_double(st, 10);
+		r->output_tail = col_text(st, 11);
+		r->dir = col_text(st, 12);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		kb_run_rows_free(*out, *n);
+		*out = NULL;
+		*n = 0;
+		return db_fail(s, "reading runs");
+	}
+	return 0;
+}
+
+int kb_store_event(struct kb_store *s, int64_t session, const char *kind,
+		   const char *fmt, ...)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	sqlite3_stmt *st;
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	kb_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	if ((ret = prepare(s, &st,
+			   "INSERT INTO events (session, ts, kind, detail) "
+			   "VALUES (?, ?, ?, ?)")) < 0) {
+		kb_buf_release(&b);
+		return ret;
+	}
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_double(st, 2, kb_now());
+	sqlite3_bind_text(st, 3, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, b.ptr, -1, SQLITE_TRANSIENT);
+	kb_buf_release(&b);
+	return step_done(s, st, "recording an event");
+}
+
+int kb_store_events(struct kb_store *s, int64_t session, struct kb_event_row **out,
+		    size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = prepare(s, &st,
+			   "SELECT id, ts, kind, detail FROM events WHERE session = ? "
+			   "ORDER BY id")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_event_row *e;
+
+		KB_ALLOC_GROW(*out, *n + 1, alloc);
+		e = &(*out)[(*n)++];
+		e->id = sqlite3_column_int64(st, 0);
+		e->ts = sqlite3_column_double(st, 1);
+		e->kind = col_text(st, 2);
+		e->detail = col_text(st, 3);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, "reading events");
+	return 0;
+}
+
+void kb_event_rows_free(struct kb_event_row *rows, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(rows[i].kind);
+		free(rows[i].detail);
+	}
+	free(rows);
+}

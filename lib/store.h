@@ -1,0 +1,114 @@
+/*
+ * store.h - the state database (sqlite).
+ *
+ * One database holds sessions; at most one session is active.  A session's
+ * settings are one JSON document (spec) written when it starts; everything
+ * that happens after is rows: marks, runs (one per execution of the test,
+ * written as 'started' before it begins and completed after), and events.
+ * Each change is one transaction, so a crash at any moment leaves the
+ * database as it was before or after a step, never between.
+ *
+ * The database is in WAL mode with full sync and mode 0600.  An orchestrator
+ * (anything that runs tests or writes marks) opens it with KB_STORE_LOCK:
+ * a lock on "<db>.lock" that a second orchestrator cannot take; the kernel
+ * drops it when the holder dies, even by SIGKILL.
+ */
+#ifndef KB_STORE_H
+#define KB_STORE_H
+
+#include <stdint.h>
+
+#include "util.h"
+
+#define KB_STORE_SCHEMA 1
+
+enum {
+	KB_STORE_CREATE = 1, /* create the file when missing */
+	KB_STORE_LOCK = 2,   /* take the orchestrator lock */
+};
+
+struct kb_store;
+
+int kb_store_open(struct kb_store **out, const char *path, int flags);
+void kb_store_close(struct kb_store *s);
+const char *kb_store_path(const struct kb_store *s);
+
+int kb_store_begin(struct kb_store *s);
+int kb_store_commit(struct kb_store *s);
+void kb_store_rollback(struct kb_store *s);
+
+struct kb_session_row {
+	int64_t id;
+	double created;
+	char *state;   /* "active", "done", "ended" */
+	char *spec;    /* JSON */
+	char *verdict; /* JSON or NULL */
+};
+void kb_session_row_release(struct kb_session_row *r);
+
+/* The active session (KB_ENOSESSION when there is none). */
+int kb_store_session_active(struct kb_store *s, struct kb_session_row *out);
+/* The newest session, active or not (KB_ENOSESSION when there is none). */
+int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out);
+int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id);
+int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
+			    const char *verdict);
+
+struct kb_mark_row {
+	int64_t id;
+	char sha[41];
+	char mark;          /* 'g', 'b', 's' */
+	char source[16];    /* "test", "manual", "replay" */
+	double created;
+	int64_t run;        /* the run that decided it, 0 if none */
+};
+int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
+		      char mark, const char *source, int64_t run);
+int kb_store_marks(struct kb_store *s, int64_t session, struct kb_mark_row **out,
+		   size_t *n);
+
+enum kb_run_state {
+	KB_RUN_STARTED,     /* written before the test began */
+	KB_RUN_DONE,        /* result recorded */
+	KB_RUN_INTERRUPTED, /* the orchestrator died and the result was lost */
+	KB_RUN_ABORTED,     /* the test asked to stop, or the harness failed */
+};
+
+struct kb_run_row {
+	int64_t id;
+	char sha[41];
+	int boot, run;
+	enum kb_run_state state;
+	double started, finished;
+	int exit_status;    /* -1 if killed by a signal or not finished */
+	int term_signal;
+	int timed_out;
+	int has_value;
+	double value;
+	char *output_tail;
+	char *dir;          /* where the runner keeps its files */
+};
+void kb_run_rows_free(struct kb_run_row *rows, size_t n);
+
+int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
+		       int boot, int run, const char *dir, int64_t *id);
+/* Record the outcome of a started run (state, exit, value, tail). */
+int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r);
+int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
+		  size_t *n);
+
+int kb_store_event(struct kb_store *s, int64_t session, const char *kind,
+		   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+struct kb_event_row {
+	int64_t id;
+	double ts;
+	char *kind, *detail;
+};
+int kb_store_events(struct kb_store *s, int64_t session, struct kb_event_row **out,
+		    size_t *n);
+void kb_event_rows_free(struct kb_event_row *rows, size_t n);
+
+const char *kb_run_state_name(enum kb_run_state st);
+
+#endif
