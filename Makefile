@@ -31,21 +31,27 @@ HDRS = $(wildcard lib/*.h cmd/*.h tests/unit/*.h)
 all: kbisect tests/gen/genrepo
 
 kbisect: $(CMD_OBJ) lib/libkbisect.a
-	$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libkbisect.a $(LIBS)
+	$(QUIET_LINK)$(CC) $(LDFLAGS) -o $@ $(CMD_OBJ) lib/libkbisect.a $(LIBS)
 
 lib/libkbisect.a: $(LIB_OBJ)
-	rm -f $@
-	ar rcs $@ $(LIB_OBJ)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(LIB_OBJ)
+
+ifneq ($(V),1)
+Q = @
+QUIET_CC = @echo '   CC' $@;
+QUIET_LINK = @echo ' LINK' $@;
+endif
 
 %.o: %.c $(HDRS)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
 tests/unit/run-unit: tests/unit/main.c $(UNIT_SRC) lib/libkbisect.a $(HDRS)
-	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c $(UNIT_SRC) \
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c $(UNIT_SRC) \
 		lib/libkbisect.a $(LDFLAGS) $(LIBS)
 
 tests/gen/genrepo: tests/gen/genrepo.c
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS)
 
 check: all tests/unit/run-unit
 	@sh tests/run-tests.sh

@@ -23,9 +23,11 @@ size_t kb_bisect_alive(const struct kb_graph *g, size_t bad, const char *marks,
 			cur = i;
 		}
 	for (i = 0; i < g->n; i++)
-		if (marks[i] == KB_MARK_GOOD && m[i]) {
+		if (marks[i] == KB_MARK_GOOD) {
+			/* a GOOD off the current range still clears the
+			 * ancestors it shares with it */
 			memset(alive, 0, g->n);
-			kb_graph_mark_ancestors(g, i, m, alive, 1);
+			kb_graph_mark_ancestors(g, i, NULL, alive, 1);
 			for (size_t j = 0; j < g->n; j++)
 				if (alive[j])
 					m[j] = 0;

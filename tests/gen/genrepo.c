@@ -593,7 +593,9 @@ static void tree_union(git_repository *repo, const git_oid *a, const git_oid *b,
 		const git_tree_entry *ea = git_tree_entry_byname(ta, git_tree_entry_name(eb));
 		git_oid id = *git_tree_entry_id(eb);
 
-		if (ea && git_tree_entry_type(ea) == GIT_OBJECT_TREE)
+		if (ea && git_oid_equal(git_tree_entry_id(ea), &id))
+			continue;   /* also saves libgit2 an object-existence check */
+		if (ea)
 			tree_union(repo, git_tree_entry_id(ea), git_tree_entry_id(eb), &id);
 		check(git_treebuilder_insert(NULL, builder, git_tree_entry_name(eb), &id,
 					     git_tree_entry_filemode(eb)));

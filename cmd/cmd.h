@@ -1,0 +1,92 @@
+/*
+ * cmd.h - the command layer: option tables, the shared context of a
+ * subcommand, and the mapping from engine errors to output and exit codes.
+ */
+#ifndef KB_CMD_H
+#define KB_CMD_H
+
+#include "session.h"
+
+/* Exit codes (DESIGN.md): verdict with culprit, error, usage, no culprit. */
+enum {
+	KB_EXIT_CULPRIT = 0,
+	KB_EXIT_ERROR = 1,
+	KB_EXIT_USAGE = 2,
+	KB_EXIT_NO_CULPRIT = 3,
+};
+
+enum kb_opt_type { OPT_FLAG, OPT_STRING, OPT_NUMBER, OPT_LIST };
+
+struct kb_opt {
+	const char *name;     /* long name without "--" */
+	enum kb_opt_type type;
+	void *value;          /* int*, const char**, double*, struct kb_strv* */
+	const char *arg;      /* placeholder in the help, e.g. "DIR" */
+	const char *help;
+};
+
+struct kb_cmd_help {
+	const char *name;     /* "start" */
+	const char *usage;    /* "GOOD... BAD --bench NAME|FILE [options] [-- PATH...]" */
+	const char *summary;  /* one line */
+	const char *text;     /* a paragraph after the usage, or NULL */
+};
+
+/*
+ * Parse argv (argv[0] is the subcommand) against the table (ended by a
+ * zeroed entry).  Positional words go to 'args'; words after "--" to
+ * 'dashdash' (NULL: "--" not allowed).  Returns 0, 1 when --help was shown
+ * (exit 0), or KB_EXIT_USAGE after printing the problem.
+ */
+int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
+		  int argc, char **argv, struct kb_strv *args, struct kb_strv *dashdash);
+void kb_print_help(const struct kb_cmd_help *h, const struct kb_opt *opts, FILE *to);
+int kb_usage_error(const struct kb_cmd_help *h, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* What every command that works on a session shares. */
+struct kb_ctx {
+	const char *repo_opt;    /* --repo */
+	const char *db_opt;      /* --db */
+	git_repository *repo;    /* opened when needed */
+	char *db_path;
+	char *statedir;
+	struct kb_store *store;
+};
+
+#define KB_CTX_OPTS(c) \
+	{ "repo", OPT_STRING, &(c)->repo_opt, "DIR", \
+	  "git repository (default: the one containing the current directory)" }, \
+	{ "db", OPT_STRING, &(c)->db_opt, "FILE", \
+	  "state database (default: <repo>/.git/kbisect.db)" }
+
+/* Work out the database path and open the store (KB_STORE_* flags). */
+int kb_ctx_open(struct kb_ctx *c, int flags);
+void kb_ctx_release(struct kb_ctx *c);
+
+/* Print the last engine error and return the exit code for it. */
+int kb_fail(const char *cmd);
+/* Progress lines on stderr. */
+extern const struct kb_progress kb_stderr_progress;
+/* Stop requests from SIGINT/SIGTERM: the first asks the engine to stop
+ * after the current run, the second kills kbisect (results are kept). */
+extern volatile int kb_stop_requested;
+void kb_install_signals(void);
+/* Directories searched for benchmark definitions (colon-separated). */
+const char *kb_bench_dirs(void);
+
+/* Run a loaded session to its verdict and return the exit code. */
+int kb_run_session(struct kb_session *s, const char *cmd);
+/* Print the text report of a session. */
+void kb_print_report(json_t *report, FILE *to);
+
+int cmd_start(int argc, char **argv);
+int cmd_resume(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_log(int argc, char **argv);
+int cmd_replay(int argc, char **argv);
+int cmd_mark(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+#endif

@@ -1,0 +1,136 @@
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+int kb_ctx_open(struct kb_ctx *c, int flags)
+{
+	int ret;
+
+	if (c->db_opt) {
+		c->db_path = kb_strdup(c->db_opt);
+	} else {
+		if (!c->repo && (ret = kb_repo_open(&c->repo, c->repo_opt ?
+						    c->repo_opt : ".")) < 0)
+			return ret;
+		/* git_repository_path() ends in '/' */
+		c->db_path = kb_asprintf("%skbisect.db", git_repository_path(c->repo));
+	}
+	c->statedir = kb_statedir_for(c->db_path);
+	return kb_store_open(&c->store, c->db_path, flags);
+}
+
+void kb_ctx_release(struct kb_ctx *c)
+{
+	kb_store_close(c->store);
+	git_repository_free(c->repo);
+	free(c->db_path);
+	free(c->statedir);
+	c->store = NULL;
+	c->repo = NULL;
+	c->db_path = c->statedir = NULL;
+}
+
+int kb_fail(const char *cmd)
+{
+	const char *msg = kb_error_last();
+	int code = kb_error_code();
+
+	fprintf(stderr, "kbisect %s: %s\n", cmd, *msg ? msg : "failed");
+	(void)code;
+	return KB_EXIT_ERROR;
+}
+
+static void say_stderr(void *ctx, enum kb_say_level level, const char *msg)
+{
+	(void)ctx;
+	if (level == KB_SAY_STEP)
+		fprintf(stderr, "%s\n", msg);
+	else if (level == KB_SAY_WARN)
+		fprintf(stderr, "warning: %s\n", msg);
+	else
+		fprintf(stderr, "  %s\n", msg);
+}
+
+const struct kb_progress kb_stderr_progress = { say_stderr, NULL };
+
+volatile int kb_stop_requested;
+
+static void on_signal(int sig)
+{
+	static const char msg[] =
+		"\nkbisect: stopping after the current run (again to stop now; "
+		"'kbisect resume' continues)\n";
+
+	if (kb_stop_requested) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+		return;
+	}
+	kb_stop_requested = 1;
+	if (write(2, msg, sizeof(msg) - 1)) {}
+}
+
+void kb_install_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+const char *kb_bench_dirs(void)
+{
+	static char *dirs;
+	char exe[PATH_MAX];
+	ssize_t n;
+	const char *env = getenv("KBISECT_BENCHMARKS");
+	struct kb_buf b = KB_BUF_INIT;
+
+	if (dirs)
+		return dirs;
+	if (env && *env)
+		kb_buf_addf(&b, "%s:", env);
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		char *slash;
+
+		exe[n] = '\0';
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = '\0';
+		kb_buf_addf(&b, "%s/configs/benchmarks:", exe);
+	}
+	kb_buf_adds(&b, KB_DATADIR "/benchmarks");
+	dirs = kb_buf_detach(&b);
+	return dirs;
+}
+
+int kb_run_session(struct kb_session *s, const char *cmd)
+{
+	json_t *report, *v;
+	int ret;
+
+	s->progress = &kb_stderr_progress;
+	s->stop = &kb_stop_requested;
+	kb_install_signals();
+	if ((ret = kb_session_run(s)) < 0)
+		return kb_fail(cmd);
+	if (kb_session_report(s, &report) < 0)
+		return kb_fail(cmd);
+	kb_print_report(report, stdout);
+	v = json_object_get(report, "verdict");
+	ret = json_is_string(v) && (!strcmp(json_string_value(v), "culprit") ||
+				    !strcmp(json_string_value(v), "multiple")) ?
+		KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
+	json_decref(report);
+	return ret;
+}

@@ -1,0 +1,33 @@
+#include <stdio.h>
+
+#include "cmd.h"
+
+static const struct kb_cmd_help help = {
+	"log", "[options]",
+	"Print the session as a replayable log: the start, every run and mark.",
+	"'kbisect replay FILE' rebuilds the session from it, in another\n"
+	"database or on another machine with the same repository."
+};
+
+int cmd_log(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_opt opts[] = { KB_CTX_OPTS(&c), { 0 } };
+	struct kb_buf out = KB_BUF_INIT;
+	struct kb_session s;
+	int ret;
+
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
+		return ret == 1 ? 0 : ret;
+	if (kb_ctx_open(&c, 0) < 0 || kb_session_load(&s, c.store, c.statedir, 1) < 0) {
+		ret = kb_fail("log");
+		kb_ctx_release(&c);
+		return ret;
+	}
+	kb_session_log(&s, &out);
+	fwrite(out.ptr, 1, out.len, stdout);
+	kb_buf_release(&out);
+	kb_session_release(&s);
+	kb_ctx_release(&c);
+	return 0;
+}

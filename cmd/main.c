@@ -1,0 +1,74 @@
+#include <git2.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+#define KB_VERSION "0.1"
+
+static const struct {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "start", cmd_start, "start a bisection between GOOD and BAD and run it" },
+	{ "resume", cmd_resume, "continue the session after a crash or a stop" },
+	{ "status", cmd_status, "where the session stands, what runs now" },
+	{ "log", cmd_log, "print the session as a replayable log" },
+	{ "replay", cmd_replay, "rebuild a session from a log" },
+	{ "good", cmd_mark, "mark a commit good" },
+	{ "bad", cmd_mark, "mark a commit bad" },
+	{ "skip", cmd_mark, "mark a commit untestable" },
+	{ "report", cmd_report, "the verdict, the culprit and the evidence" },
+	{ "reset", cmd_reset, "end the session and clean up" },
+};
+
+static void usage(FILE *to)
+{
+	size_t i;
+
+	fprintf(to, "usage: kbisect COMMAND [options]\n\n"
+		"Find the commit that made a kernel (or anything in git) slower or broken.\n\n"
+		"commands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(to, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(to, "\n'kbisect COMMAND --help' describes a command; 'man kbisect' all of them.\n");
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int ret;
+
+	if (argc < 2) {
+		usage(stderr);
+		return KB_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		if (argc > 2 && strcmp(argv[1], "help") == 0) {
+			char *hargv[] = { argv[2], "--help", NULL };
+
+			for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+				if (!strcmp(commands[i].name, argv[2])) {
+					git_libgit2_init();
+					return commands[i].fn(2, hargv);
+				}
+		}
+		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("kbisect %s\n", KB_VERSION);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (strcmp(commands[i].name, argv[1]))
+			continue;
+		git_libgit2_init();
+		ret = commands[i].fn(argc - 1, argv + 1);
+		git_libgit2_shutdown();
+		return ret;
+	}
+	fprintf(stderr, "kbisect: '%s' is not a command (see 'kbisect --help')\n", argv[1]);
+	return KB_EXIT_USAGE;
+}

@@ -1,0 +1,57 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct kb_cmd_help helps[] = {
+	{ "good", "[REV] [options]", "Mark a commit good (default: the one to test next).", NULL },
+	{ "bad", "[REV] [options]", "Mark a commit bad (default: the one to test next).", NULL },
+	{ "skip", "[REV] [options]",
+	  "Mark a commit untestable (default: the one to test next).", NULL },
+};
+
+int cmd_mark(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_opt opts[] = { KB_CTX_OPTS(&c), { 0 } };
+	struct kb_strv args = KB_STRV_INIT;
+	const struct kb_cmd_help *h = &helps[argv[0][0] == 'g' ? 0 : argv[0][0] == 'b' ? 1 : 2];
+	struct kb_session s;
+	struct kb_next next;
+	char sha[GIT_OID_HEXSZ + 1];
+	int ret;
+
+	if ((ret = kb_parse_opts(h, opts, argc, argv, &args, NULL)))
+		goto out;
+	if (args.n > 1) {
+		ret = kb_usage_error(h, "takes at most one REV");
+		goto out;
+	}
+	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
+	    kb_session_load(&s, c.store, c.statedir, 0) < 0) {
+		ret = kb_fail(h->name);
+		goto out;
+	}
+	if (kb_session_mark(&s, args.n ? args.v[0] : NULL, h->name[0], sha) < 0 ||
+	    kb_session_next(&s, &next) < 0) {
+		ret = kb_fail(h->name);
+		kb_session_release(&s);
+		goto out;
+	}
+	printf("marked %s %s\n", sha, h->name);
+	if (next.kind == KB_NEXT_TEST) {
+		git_oid_tostr(sha, sizeof(sha), &s.dag.oid[next.commit]);
+		printf("next: %s (%zu candidates left, roughly %d steps)\n", sha,
+		       next.nleft, next.steps_left + 1);
+	} else {
+		printf("the bisection has its answer: see 'kbisect report'\n");
+	}
+	kb_next_release(&next);
+	kb_session_release(&s);
+out:
+	if (ret == 1)
+		ret = 0;
+	kb_strv_clear(&args);
+	kb_ctx_release(&c);
+	return ret;
+}

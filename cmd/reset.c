@@ -1,0 +1,33 @@
+#include <stdio.h>
+
+#include "cmd.h"
+
+static const struct kb_cmd_help help = {
+	"reset", "[options]",
+	"End the session and remove its work trees and run directories.",
+	"The database keeps the ended session's runs and marks for the record."
+};
+
+int cmd_reset(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_opt opts[] = { KB_CTX_OPTS(&c), { 0 } };
+	struct kb_session s;
+	int ret;
+
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
+		return ret == 1 ? 0 : ret;
+	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
+	    kb_session_load(&s, c.store, c.statedir, 0) < 0) {
+		ret = kb_fail("reset");
+		kb_ctx_release(&c);
+		return ret;
+	}
+	if (kb_session_end(&s) < 0)
+		ret = kb_fail("reset");
+	else
+		fprintf(stderr, "kbisect: session %lld ended\n", (long long)s.row.id);
+	kb_session_release(&s);
+	kb_ctx_release(&c);
+	return ret;
+}

@@ -1,0 +1,131 @@
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct kb_cmd_help help = {
+	"start", "GOOD... BAD (--bench NAME|FILE | --command CMD) [options] [-- PATH...]",
+	"Start a bisection of the commits between GOOD and BAD, and run it.",
+	"The range is every commit that BAD contains and no GOOD does.  Each\n"
+	"candidate is checked out into a work tree kbisect owns (your work tree\n"
+	"and index are never touched) and tested there.  A benchmark without a\n"
+	"metric, or --command, decides by exit status as 'git bisect run' does:\n"
+	"0 good, 125 skip, 1-127 bad, 128 and above stop the bisection.\n"
+	"Everything is recorded in the state database before it is acted on:\n"
+	"after a crash, 'kbisect resume' continues.\n"
+	"Exit status: 0 a culprit was named, 3 a verdict without one, 1 an error,\n"
+	"2 a usage error."
+};
+
+static int set_repo_path(struct kb_ctx *c, struct kb_spec *spec)
+{
+	const char *wd = git_repository_workdir(c->repo);
+	char real[PATH_MAX];
+
+	if (!realpath(wd ? wd : git_repository_path(c->repo), real))
+		return kb_error_errno(KB_ERROR, "cannot resolve the repository path");
+	spec->repo = kb_strdup(real);
+	return 0;
+}
+
+int cmd_start(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_strv args = KB_STRV_INIT, paths = KB_STRV_INIT;
+	const char *bench = NULL, *command = NULL, *target = "local", *build = "none";
+	double confidence = 0.95, seed = 0;
+	int first_parent = 0, no_run = 0, ret;
+	struct kb_opt opts[] = {
+		{ "bench", OPT_STRING, &bench, "NAME|FILE",
+		  "benchmark: a name from configs/benchmarks/ or a JSON file" },
+		{ "command", OPT_STRING, &command, "CMD",
+		  "pass/fail test: a shell command run in each commit's tree" },
+		KB_CTX_OPTS(&c),
+		{ "target", OPT_STRING, &target, "SPEC", "where to test: local (default)" },
+		{ "build", OPT_STRING, &build, "SPEC",
+		  "none (default), or a shell command run before each test; "
+		  "its failure skips the commit" },
+		{ "confidence", OPT_NUMBER, &confidence, "P",
+		  "stop when the culprit's probability reaches P (default 0.95)" },
+		{ "first-parent", OPT_FLAG, &first_parent, NULL,
+		  "follow only the first parent of merges" },
+		{ "no-run", OPT_FLAG, &no_run, NULL,
+		  "record the session, do not start testing" },
+		{ "seed", OPT_NUMBER, &seed, "N",
+		  "seed for reproducible choices (default: from the clock)" },
+		{ 0 }
+	};
+	struct kb_spec spec;
+	struct kb_session s;
+	int64_t id;
+	size_t i;
+
+	kb_spec_init(&spec);
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, &args, &paths)))
+		goto out_usage;
+	if (args.n < 2) {
+		ret = kb_usage_error(&help, "needs a GOOD and a BAD revision");
+		goto out_usage;
+	}
+	if (!bench == !command) {
+		ret = kb_usage_error(&help, "needs exactly one of --bench and --command");
+		goto out_usage;
+	}
+	if (confidence <= 0 || confidence >= 1) {
+		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
+		goto out_usage;
+	}
+	ret = bench ? kb_bench_load(&spec.bench, bench, kb_bench_dirs()) :
+		      kb_bench_from_command(&spec.bench, command);
+	if (ret < 0)
+		goto fail;
+	for (i = 0; i + 1 < args.n; i++)
+		kb_strv_push(&spec.good_specs, args.v[i]);
+	spec.bad_spec = kb_strdup(args.v[args.n - 1]);
+	for (i = 0; i < paths.n; i++)
+		kb_strv_push(&spec.paths, paths.v[i]);
+	spec.first_parent = first_parent;
+	spec.confidence = confidence;
+	spec.target = kb_strdup(target);
+	spec.build = kb_strdup(build);
+	spec.seed = (unsigned long long)seed;
+	if ((ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
+	    (ret = set_repo_path(&c, &spec)) < 0 ||
+	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||
+	    (ret = kb_session_create(c.store, &spec, c.repo, &id)) < 0)
+		goto fail;
+	if ((ret = kb_session_load(&s, c.store, c.statedir, 0)) < 0)
+		goto fail;
+	fprintf(stderr, "kbisect: session %lld, %zu commits in range, database %s\n",
+		(long long)id, s.dag.g.n, c.db_path);
+	if (no_run) {
+		struct kb_next next;
+
+		if (kb_session_next(&s, &next) == 0 && next.kind == KB_NEXT_TEST) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			git_oid_tostr(hex, sizeof(hex), &s.dag.oid[next.commit]);
+			fprintf(stderr, "kbisect: first commit to test: %s\n", hex);
+		}
+		kb_next_release(&next);
+		ret = 0;
+	} else {
+		ret = kb_run_session(&s, "start");
+	}
+	kb_session_release(&s);
+	goto out;
+fail:
+	ret = kb_fail("start");
+	goto out;
+out_usage:
+	if (ret == 1)
+		ret = 0;
+out:
+	kb_spec_release(&spec);
+	kb_strv_clear(&args);
+	kb_strv_clear(&paths);
+	kb_ctx_release(&c);
+	return ret;
+}

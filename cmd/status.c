@@ -1,0 +1,77 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+
+static const struct kb_cmd_help help = {
+	"status", "[--json] [options]",
+	"Show where the session stands and what runs now.",
+	NULL
+};
+
+static void print_text(json_t *st)
+{
+	json_t *next = json_object_get(st, "next"), *running = json_object_get(st, "running");
+	json_t *r;
+	size_t i;
+
+	printf("session %lld: %s\n", (long long)json_integer_value(json_object_get(st, "session")),
+	       json_string_value(json_object_get(st, "state")));
+	printf("range: %lld commits, %lld candidates left, %lld tested\n",
+	       (long long)json_integer_value(json_object_get(st, "range")),
+	       (long long)json_integer_value(json_object_get(st, "candidates")),
+	       (long long)json_integer_value(json_object_get(st, "tested")));
+	printf("benchmark: %s   target: %s\n",
+	       json_string_value(json_object_get(st, "bench")),
+	       json_string_value(json_object_get(st, "target")));
+	json_array_foreach(running, i, r)
+		printf("running: run %lld at %.12s for %.0f s\n",
+		       (long long)json_integer_value(json_object_get(r, "run")),
+		       json_string_value(json_object_get(r, "commit")),
+		       json_number_value(json_object_get(r, "seconds")));
+	if (json_is_object(next))
+		printf("next: %s %s (roughly %lld steps left)\n",
+		       json_string_value(json_object_get(next, "commit")),
+		       json_string_value(json_object_get(next, "subject")),
+		       (long long)json_integer_value(json_object_get(st, "steps_left")));
+	if (json_object_get(st, "verdict"))
+		printf("verdict: %s%s%s\n",
+		       json_string_value(json_object_get(st, "verdict")),
+		       json_object_get(st, "culprit") ? " " : "",
+		       json_object_get(st, "culprit") ?
+		       json_string_value(json_object_get(st, "culprit")) : "");
+}
+
+int cmd_status(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	int as_json = 0, ret;
+	struct kb_opt opts[] = {
+		{ "json", OPT_FLAG, &as_json, NULL, "print one JSON object" },
+		KB_CTX_OPTS(&c), { 0 }
+	};
+	struct kb_session s;
+	json_t *st;
+
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
+		return ret == 1 ? 0 : ret;
+	if (kb_ctx_open(&c, 0) < 0 || kb_session_load(&s, c.store, c.statedir, 1) < 0) {
+		ret = kb_fail("status");
+		kb_ctx_release(&c);
+		return ret;
+	}
+	if (kb_session_status(&s, &st) < 0) {
+		ret = kb_fail("status");
+	} else {
+		if (as_json) {
+			json_dumpf(st, stdout, JSON_INDENT(2));
+			printf("\n");
+		} else {
+			print_text(st);
+		}
+		json_decref(st);
+	}
+	kb_session_release(&s);
+	kb_ctx_release(&c);
+	return ret;
+}

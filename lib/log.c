@@ -1,0 +1,321 @@
+/*
+ * The replayable log: one line per fact, words quoted as in a POSIX shell
+ * (but never given to one), '#' starts a comment.
+ *
+ *   start --good SHA... --bad SHA [--first-parent] [--confidence P]
+ *         [--target T] [--build B] [--seed N] [-- PATH...]
+ *   bench JSON
+ *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
+ *   good|bad|skip SHA
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+int kb_split_words(const char *line, struct kb_strv *out)
+{
+	struct kb_buf w = KB_BUF_INIT;
+	const char *p = line;
+	int in_word = 0;
+
+	while (*p) {
+		if (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') {
+			if (in_word) {
+				kb_strv_push(out, w.ptr);
+				kb_buf_reset(&w);
+				in_word = 0;
+			}
+			p++;
+		} else if (*p == '#' && !in_word) {
+			break;
+		} else if (*p == '\'') {
+			const char *end = strchr(p + 1, '\'');
+
+			if (!end)
+				goto unterminated;
+			kb_buf_add(&w, p + 1, (size_t)(end - p - 1));
+			p = end + 1;
+			in_word = 1;
+		} else if (*p == '"') {
+			for (p++; *p && *p != '"'; p++) {
+				if (*p == '\\' && (p[1] == '"' || p[1] == '\\'))
+					p++;
+				kb_buf_addch(&w, *p);
+			}
+			if (!*p)
+				goto unterminated;
+			p++;
+			in_word = 1;
+		} else if (*p == '\\' && p[1]) {
+			kb_buf_addch(&w, p[1]);
+			p += 2;
+			in_word = 1;
+		} else {
+			kb_buf_addch(&w, *p++);
+			in_word = 1;
+		}
+	}
+	if (in_word)
+		kb_strv_push(out, w.ptr);
+	kb_buf_release(&w);
+	return 0;
+unterminated:
+	kb_buf_release(&w);
+	return kb_error(KB_EINVAL, "unterminated quote");
+}
+
+static void add_word(struct kb_buf *b, const char *w)
+{
+	kb_buf_addch(b, ' ');
+	kb_buf_add_quoted(b, w);
+}
+
+static void log_run(struct kb_buf *b, const struct kb_run_row *r)
+{
+	kb_buf_addf(b, "run %s %d %d %s %d %d %d ", r->sha, r->boot, r->run,
+		    kb_run_state_name(r->state), r->exit_status, r->term_signal,
+		    r->timed_out);
+	if (r->has_value)
+		kb_buf_addf(b, "%.17g\n", r->value);
+	else
+		kb_buf_adds(b, "-\n");
+}
+
+static void log_mark(struct kb_session *s, struct kb_buf *b, const struct kb_mark_row *m)
+{
+	struct kb_commit_info info;
+	git_oid oid;
+
+	kb_buf_addf(b, "%s %s", m->mark == KB_MARK_GOOD ? "good" :
+		    m->mark == KB_MARK_BAD ? "bad" : "skip", m->sha);
+	if (git_oid_fromstr(&oid, m->sha) == 0 &&
+	    kb_repo_commit_info(s->repo, &oid, &info) == 0) {
+		char *nl;
+
+		while ((nl = strchr(info.subject, '\n')))
+			*nl = ' ';
+		kb_buf_addf(b, " # %s", info.subject);
+		kb_commit_info_release(&info);
+	}
+	kb_error_clear();
+	kb_buf_addch(b, '\n');
+}
+
+int kb_session_log(struct kb_session *s, struct kb_buf *out)
+{
+	size_t i, r = 0, m = 0;
+
+	kb_buf_adds(out, "# kbisect log (format 1)\n"
+		    "# replay it with: kbisect replay FILE\n");
+	kb_buf_adds(out, "start");
+	for (i = 0; i < s->spec.good_shas.n; i++) {
+		add_word(out, "--good");
+		add_word(out, s->spec.good_shas.v[i]);
+	}
+	add_word(out, "--bad");
+	add_word(out, s->spec.bad_sha);
+	if (s->spec.first_parent)
+		add_word(out, "--first-parent");
+	kb_buf_addf(out, " --confidence %g --target", s->spec.confidence);
+	add_word(out, s->spec.target);
+	add_word(out, "--build");
+	add_word(out, s->spec.build);
+	kb_buf_addf(out, " --seed %llu", s->spec.seed);
+	if (s->spec.paths.n) {
+		add_word(out, "--");
+		for (i = 0; i < s->spec.paths.n; i++)
+			add_word(out, s->spec.paths.v[i]);
+	}
+	kb_buf_adds(out, "\nbench");
+	add_word(out, s->spec.bench.json);
+	kb_buf_addch(out, '\n');
+	/* runs and marks in the order they happened */
+	while (r < s->nruns || m < s->nmark_rows) {
+		if (m >= s->nmark_rows ||
+		    (r < s->nruns && s->runs[r].started <= s->mark_rows[m].created))
+			log_run(out, &s->runs[r++]);
+		else
+			log_mark(s, out, &s->mark_rows[m++]);
+	}
+	return 0;
+}
+
+static int line_err(const char *origin, int line, const char *what)
+{
+	return kb_error(KB_EINVAL, "%s:%d: %s", origin, line, what);
+}
+
+static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *origin,
+		       int line)
+{
+	size_t i;
+
+	for (i = 1; i < w->n; i++) {
+		const char *a = w->v[i], *v = i + 1 < w->n ? w->v[i + 1] : NULL;
+
+		if (!strcmp(a, "--")) {
+			for (i++; i < w->n; i++)
+				kb_strv_push(&spec->paths, w->v[i]);
+			break;
+		}
+		if (!strcmp(a, "--first-parent")) {
+			spec->first_parent = 1;
+			continue;
+		}
+		if (!v)
+			return line_err(origin, line, "an option of 'start' lacks its value");
+		i++;
+		if (!strcmp(a, "--good")) {
+			kb_strv_push(&spec->good_specs, v);
+		} else if (!strcmp(a, "--bad")) {
+			free(spec->bad_spec);
+			spec->bad_spec = kb_strdup(v);
+		} else if (!strcmp(a, "--confidence")) {
+			spec->confidence = strtod(v, NULL);
+		} else if (!strcmp(a, "--target")) {
+			free(spec->target);
+			spec->target = kb_strdup(v);
+		} else if (!strcmp(a, "--build")) {
+			free(spec->build);
+			spec->build = kb_strdup(v);
+		} else if (!strcmp(a, "--seed")) {
+			spec->seed = strtoull(v, NULL, 10);
+		} else {
+			return line_err(origin, line, "unknown option of 'start'");
+		}
+	}
+	if (!spec->bad_spec || !spec->good_specs.n)
+		return line_err(origin, line, "'start' needs --good and --bad");
+	if (!spec->target)
+		spec->target = kb_strdup("local");
+	if (!spec->build)
+		spec->build = kb_strdup("none");
+	return 0;
+}
+
+static int parse_int(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int replay_run(struct kb_store *store, git_repository *repo, int64_t session,
+		      struct kb_strv *w, const char *origin, int line)
+{
+	static const char *const states[] = { "started", "done", "interrupted", "aborted" };
+	struct kb_run_row r;
+	git_oid oid;
+	size_t k;
+	int ret;
+
+	memset(&r, 0, sizeof(r));
+	if (w->n != 9)
+		return line_err(origin, line, "'run' takes 8 fields");
+	if (git_oid_fromstr(&oid, w->v[1]) < 0 || kb_repo_resolve(repo, w->v[1], &oid) < 0)
+		return line_err(origin, line, "unknown commit");
+	if (parse_int(w->v[2], &r.boot) || parse_int(w->v[3], &r.run) ||
+	    parse_int(w->v[5], &r.exit_status) || parse_int(w->v[6], &r.term_signal) ||
+	    parse_int(w->v[7], &r.timed_out))
+		return line_err(origin, line, "'run' has a field that is not a number");
+	for (k = 0; k < 4; k++)
+		if (!strcmp(w->v[4], states[k]))
+			r.state = (enum kb_run_state)k;
+	if (k == 4 && strcmp(w->v[4], states[r.state]))
+		return line_err(origin, line, "unknown run state");
+	if (r.state == KB_RUN_STARTED)
+		r.state = KB_RUN_INTERRUPTED;
+	if (strcmp(w->v[8], "-")) {
+		char *end;
+
+		r.value = strtod(w->v[8], &end);
+		if (*end)
+			return line_err(origin, line, "'run' value is not a number");
+		r.has_value = 1;
+	}
+	snprintf(r.sha, sizeof(r.sha), "%s", w->v[1]);
+	if ((ret = kb_store_run_start(store, session, r.sha, r.boot, r.run, NULL, &r.id)) < 0)
+		return ret;
+	return kb_store_run_finish(store, &r);
+}
+
+int kb_session_replay(struct kb_store *store, git_repository *repo,
+		      const char *repo_path, const char *text, const char *origin,
+		      int64_t *id)
+{
+	struct kb_spec spec;
+	const char *p = text;
+	int line = 0, ret = 0, started = 0, have_bench = 0;
+
+	kb_spec_init(&spec);
+	spec.repo = kb_strdup(repo_path);
+	if ((ret = kb_store_begin(store)) < 0)
+		goto out;
+	while (*p && !ret) {
+		size_t len = strcspn(p, "\n");
+		char *l = kb_strndup(p, len);
+		struct kb_strv w = KB_STRV_INIT;
+
+		line++;
+		p += len + (p[len] == '\n');
+		if (kb_split_words(l, &w) < 0) {
+			ret = line_err(origin, line, kb_error_last());
+		} else if (!w.n) {
+			;
+		} else if (!strcmp(w.v[0], "start")) {
+			if (started)
+				ret = line_err(origin, line, "a second 'start'");
+			else
+				ret = parse_start(&spec, &w, origin, line);
+			started = 1;
+		} else if (!strcmp(w.v[0], "bench")) {
+			if (!started || have_bench || w.n != 2)
+				ret = line_err(origin, line, "'bench' must follow 'start', once, "
+					       "with one JSON word");
+			else if ((ret = kb_bench_parse(&spec.bench, w.v[1], origin)) == 0 &&
+				 (ret = kb_spec_check(&spec, repo)) == 0)
+				ret = kb_session_insert(store, &spec, id);
+			have_bench = 1;
+		} else if (!have_bench) {
+			ret = line_err(origin, line, "'start' and 'bench' must come first");
+		} else if (!strcmp(w.v[0], "run")) {
+			ret = replay_run(store, repo, *id, &w, origin, line);
+		} else if (!strcmp(w.v[0], "good") || !strcmp(w.v[0], "bad") ||
+			   !strcmp(w.v[0], "skip")) {
+			git_oid oid;
+			char hex[GIT_OID_HEXSZ + 1];
+
+			if (w.n != 2 || kb_repo_resolve(repo, w.v[1], &oid) < 0) {
+				ret = line_err(origin, line, "a mark needs one known commit");
+			} else {
+				git_oid_tostr(hex, sizeof(hex), &oid);
+				ret = kb_store_mark_add(store, *id, hex, w.v[0][0] == 's' ? 's' :
+							w.v[0][0], "replay", 0);
+			}
+		} else {
+			ret = line_err(origin, line, "unknown line");
+		}
+		kb_strv_clear(&w);
+		free(l);
+	}
+	if (!ret && !have_bench)
+		ret = kb_error(KB_EINVAL, "%s: no 'start' and 'bench' lines: not a kbisect log",
+			       origin);
+	if (ret) {
+		kb_store_rollback(store);
+		goto out;
+	}
+	if ((ret = kb_store_commit(store)) < 0)
+		kb_store_rollback(store);
+out:
+	kb_spec_release(&spec);
+	return ret;
+}

@@ -1,0 +1,192 @@
+/* The report and status objects of a session, built from the database. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+static json_t *commit_json(struct kb_session *s, const git_oid *oid)
+{
+	struct kb_commit_info info;
+	char hex[GIT_OID_HEXSZ + 1];
+	json_t *o;
+
+	git_oid_tostr(hex, sizeof(hex), oid);
+	o = json_pack("{s:s}", "commit", hex);
+	if (kb_repo_commit_info(s->repo, oid, &info) == 0) {
+		json_object_set_new(o, "subject", json_string(info.subject));
+		json_object_set_new(o, "author", json_string(info.author));
+		json_object_set_new(o, "date", json_integer(info.time));
+		kb_commit_info_release(&info);
+	}
+	kb_error_clear();
+	return o;
+}
+
+static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
+{
+	json_t *o, *samples = json_array();
+	git_oid oid;
+	int boots = 0, last_boot = -1, exit_status = -1;
+	size_t i;
+
+	git_oid_fromstr(&oid, m->sha);
+	o = commit_json(s, &oid);
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
+
+		if (strcmp(r->sha, m->sha) || r->state != KB_RUN_DONE)
+			continue;
+		if (r->boot != last_boot) {
+			boots++;
+			last_boot = r->boot;
+		}
+		if (r->has_value)
+			json_array_append_new(samples, json_real(r->value));
+		if (r->id == m->run)
+			exit_status = r->exit_status;
+	}
+	json_object_set_new(o, "decision", json_string(
+		m->mark == KB_MARK_GOOD ? "good" : m->mark == KB_MARK_BAD ? "bad" : "skip"));
+	json_object_set_new(o, "source", json_string(m->source));
+	json_object_set_new(o, "samples", samples);
+	json_object_set_new(o, "boots", json_integer(boots));
+	if (exit_status >= 0)
+		json_object_set_new(o, "exit_status", json_integer(exit_status));
+	return o;
+}
+
+static void warn(json_t *warnings, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(json_t *warnings, const char *kind, const char *fmt, ...)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kb_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	json_array_append_new(warnings, json_pack("{s:s, s:s}", "kind", kind,
+						  "message", b.ptr));
+	kb_buf_release(&b);
+}
+
+int kb_session_report(struct kb_session *s, json_t **out)
+{
+	struct kb_next next;
+	json_t *o, *culprits = json_array(), *warnings = json_array(),
+	       *steps = json_array(), *goods = json_array();
+	size_t i, nskip = 0, runs = 0;
+	int ret;
+
+	if ((ret = kb_session_next(s, &next)) < 0) {
+		json_decref(culprits);
+		json_decref(warnings);
+		json_decref(steps);
+		json_decref(goods);
+		return ret;
+	}
+	for (i = 0; i < s->spec.good_shas.n; i++)
+		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
+	for (i = 0; i < s->nmark_rows; i++) {
+		json_array_append_new(steps, step_json(s, &s->mark_rows[i]));
+		nskip += s->mark_rows[i].mark == KB_MARK_SKIP;
+	}
+	for (i = 0; i < s->nruns; i++)
+		runs += s->runs[i].state == KB_RUN_DONE;
+	o = json_pack("{s:i, s:s, s:s, s:s, s:o, s:n}",
+		      "version", 1, "mode", "pass-fail",
+		      "good", s->spec.good_shas.v[0], "bad", s->spec.bad_sha,
+		      "goods", goods, "metric");
+	if (next.kind == KB_NEXT_FOUND) {
+		json_t *c = commit_json(s, &s->dag.oid[next.commit]);
+
+		json_object_set_new(c, "probability", json_real(1.0));
+		json_object_set_new(c, "checks", json_object());
+		json_array_append_new(culprits, c);
+		json_object_set_new(o, "verdict", json_string("culprit"));
+	} else if (next.kind == KB_NEXT_SUSPECTS) {
+		json_t *sus = json_array();
+
+		for (i = 0; i < next.nsuspects; i++)
+			json_array_append_new(sus, commit_json(s, &s->dag.oid[next.suspects[i]]));
+		json_object_set_new(o, "suspects", sus);
+		json_object_set_new(o, "verdict", json_string("inconclusive"));
+		warn(warnings, "skipped", "only skipped commits are left to test: "
+		     "the first bad commit could be any of %zu commits", next.nsuspects);
+	} else {
+		json_object_set_new(o, "verdict", json_string("inconclusive"));
+		warn(warnings, "unfinished", "the bisection has not finished: %zu "
+		     "candidates left, roughly %d steps", next.nleft,
+		     next.steps_left + 1);
+	}
+	if (nskip && next.kind != KB_NEXT_SUSPECTS)
+		warn(warnings, "skipped", "%zu commit%s could not be tested and %s skipped",
+		     nskip, nskip == 1 ? "" : "s", nskip == 1 ? "was" : "were");
+	json_object_set_new(o, "culprits", culprits);
+	json_object_set_new(o, "warnings", warnings);
+	json_object_set_new(o, "steps", steps);
+	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
+	json_object_set_new(o, "builds_total", json_integer(0));
+	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
+	json_object_set_new(o, "target", json_string(s->spec.target));
+	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
+	json_object_set_new(o, "state", json_string(s->row.state));
+	kb_next_release(&next);
+	*out = o;
+	return 0;
+}
+
+int kb_session_status(struct kb_session *s, json_t **out)
+{
+	struct kb_next next;
+	json_t *o, *goods = json_array(), *running = json_array();
+	size_t i;
+	int ret;
+
+	if ((ret = kb_session_next(s, &next)) < 0) {
+		json_decref(goods);
+		json_decref(running);
+		return ret;
+	}
+	for (i = 0; i < s->spec.good_specs.n; i++)
+		json_array_append_new(goods, json_pack("{s:s, s:s}",
+			"spec", s->spec.good_specs.v[i], "sha", s->spec.good_shas.v[i]));
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
+
+		if (r->state != KB_RUN_STARTED)
+			continue;
+		json_array_append_new(running, json_pack("{s:I, s:s, s:i, s:i, s:f}",
+			"run", (json_int_t)r->id, "commit", r->sha, "boot", r->boot,
+			"run_in_boot", r->run, "seconds", kb_now() - r->started));
+	}
+	o = json_pack("{s:i, s:I, s:s, s:s, s:o, s:{s:s, s:s}, s:s, s:s, s:i, s:i, s:i}",
+		      "version", 1, "session", (json_int_t)s->row.id,
+		      "state", s->row.state, "repo", s->spec.repo, "good", goods,
+		      "bad", "spec", s->spec.bad_spec, "sha", s->spec.bad_sha,
+		      "bench", s->spec.bench.name, "target", s->spec.target,
+		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
+		      "tested", (int)s->nmark_rows);
+	json_object_set_new(o, "running", running);
+	if (next.kind == KB_NEXT_TEST) {
+		json_t *c = commit_json(s, &s->dag.oid[next.commit]);
+
+		json_object_set_new(o, "next", c);
+		json_object_set_new(o, "steps_left", json_integer(next.steps_left + 1));
+	} else {
+		json_object_set_new(o, "next", json_null());
+		json_object_set_new(o, "steps_left", json_integer(0));
+		json_object_set_new(o, "verdict", json_string(
+			next.kind == KB_NEXT_FOUND ? "culprit" : "inconclusive"));
+		if (next.kind == KB_NEXT_FOUND) {
+			char hex[GIT_OID_HEXSZ + 1];
+
+			git_oid_tostr(hex, sizeof(hex), &s->dag.oid[next.commit]);
+			json_object_set_new(o, "culprit", json_string(hex));
+		}
+	}
+	kb_next_release(&next);
+	*out = o;
+	return 0;
+}

@@ -1,0 +1,567 @@
+#include "session.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "worktree.h"
+
+static void say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	va_list ap;
+
+	if (!s->progress || !s->progress->say)
+		return;
+	va_start(ap, fmt);
+	kb_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	s->progress->say(s->progress->ctx, level, b.ptr);
+	kb_buf_release(&b);
+}
+
+char *kb_statedir_for(const char *db_path)
+{
+	return kb_asprintf("%s.d", db_path);
+}
+
+static void hex_of(char out[GIT_OID_HEXSZ + 1], const git_oid *oid)
+{
+	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
+}
+
+static int resolve_all(git_repository *repo, struct kb_spec *spec, git_oid *bad,
+		       git_oid **goods)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+	int ret;
+
+	*goods = kb_calloc(spec->good_specs.n, sizeof(**goods));
+	if ((ret = kb_repo_resolve(repo, spec->bad_spec, bad)) < 0)
+		return ret;
+	hex_of(hex, bad);
+	free(spec->bad_sha);
+	spec->bad_sha = kb_strdup(hex);
+	kb_strv_clear(&spec->good_shas);
+	for (i = 0; i < spec->good_specs.n; i++) {
+		if ((ret = kb_repo_resolve(repo, spec->good_specs.v[i], &(*goods)[i])) < 0)
+			return ret;
+		hex_of(hex, &(*goods)[i]);
+		kb_strv_push(&spec->good_shas, hex);
+	}
+	return 0;
+}
+
+static int build_dag(struct kb_dag *dag, git_repository *repo, const struct kb_spec *spec)
+{
+	struct kb_range_opts opts = { NULL, spec->first_parent };
+	git_oid bad, *goods = kb_calloc(spec->good_shas.n, sizeof(*goods));
+	size_t i;
+	int ret;
+
+	opts.paths = spec->paths.n ? (const char *const *)spec->paths.v : NULL;
+	git_oid_fromstr(&bad, spec->bad_sha);
+	for (i = 0; i < spec->good_shas.n; i++)
+		git_oid_fromstr(&goods[i], spec->good_shas.v[i]);
+	ret = kb_dag_build(dag, repo, &bad, goods, spec->good_shas.n, &opts);
+	free(goods);
+	return ret;
+}
+
+static int refuse_if_active(struct kb_store *store)
+{
+	struct kb_session_row row;
+
+	if (kb_store_session_active(store, &row) < 0) {
+		kb_error_clear();
+		return 0;
+	}
+	kb_session_row_release(&row);
+	return kb_error(KB_EINVAL,
+			"a session is already in progress in %s: continue it with "
+			"'kbisect resume' or end it with 'kbisect reset'",
+			kb_store_path(store));
+}
+
+int kb_spec_check(struct kb_spec *spec, git_repository *repo)
+{
+	struct kb_dag dag;
+	git_oid bad, *goods = NULL;
+	int ret;
+
+	if (!spec->good_specs.n)
+		return kb_error(KB_EINVAL, "no GOOD revision given");
+	ret = resolve_all(repo, spec, &bad, &goods);
+	free(goods);
+	if (ret < 0)
+		return ret;
+	if ((ret = build_dag(&dag, repo, spec)) < 0)
+		return ret;
+	kb_dag_release(&dag);
+	if (!spec->seed)
+		spec->seed = ((unsigned long long)time(NULL) << 20) ^ (unsigned long long)getpid();
+	return 0;
+}
+
+int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_t *id)
+{
+	char *json;
+	int ret;
+
+	if ((ret = refuse_if_active(store)) < 0)
+		return ret;
+	json = kb_spec_to_json(spec);
+	if ((ret = kb_store_session_create(store, json, id)) == 0)
+		ret = kb_store_event(store, *id, "start", "%s..%s",
+				     spec->good_specs.v[0], spec->bad_spec);
+	free(json);
+	return ret;
+}
+
+int kb_session_create(struct kb_store *store, struct kb_spec *spec,
+		      git_repository *repo, int64_t *id)
+{
+	int ret;
+
+	if ((ret = refuse_if_active(store)) < 0 || (ret = kb_spec_check(spec, repo)) < 0)
+		return ret;
+	if ((ret = kb_store_begin(store)) < 0)
+		return ret;
+	if ((ret = kb_session_insert(store, spec, id)) < 0 ||
+	    (ret = kb_store_commit(store)) < 0)
+		kb_store_rollback(store);
+	return ret;
+}
+
+int kb_session_load(struct kb_session *s, struct kb_store *store,
+		    const char *statedir, int any)
+{
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	s->store = store;
+	s->statedir = kb_strdup(statedir);
+	ret = any ? kb_store_session_latest(store, &s->row) :
+		    kb_store_session_active(store, &s->row);
+	if (ret < 0)
+		goto fail;
+	if ((ret = kb_spec_from_json(&s->spec, s->row.spec)) < 0)
+		goto fail;
+	if ((ret = kb_repo_open(&s->repo, s->spec.repo)) < 0)
+		goto fail;
+	if ((ret = build_dag(&s->dag, s->repo, &s->spec)) < 0)
+		goto fail;
+	if ((ret = kb_session_refresh(s)) < 0)
+		goto fail;
+	return 0;
+fail:
+	kb_session_release(s);
+	return ret;
+}
+
+void kb_session_release(struct kb_session *s)
+{
+	kb_session_row_release(&s->row);
+	kb_spec_release(&s->spec);
+	kb_dag_release(&s->dag);
+	git_repository_free(s->repo);
+	free(s->statedir);
+	free(s->marks);
+	free(s->mark_rows);
+	kb_run_rows_free(s->runs, s->nruns);
+	memset(s, 0, sizeof(*s));
+}
+
+int kb_session_refresh(struct kb_session *s)
+{
+	git_oid oid;
+	size_t i;
+	int ret;
+
+	free(s->mark_rows);
+	kb_run_rows_free(s->runs, s->nruns);
+	s->runs = NULL;
+	s->nruns = 0;
+	if ((ret = kb_store_marks(s->store, s->row.id, &s->mark_rows, &s->nmark_rows)) < 0 ||
+	    (ret = kb_store_runs(s->store, s->row.id, &s->runs, &s->nruns)) < 0)
+		return ret;
+	free(s->marks);
+	s->marks = kb_calloc(s->dag.g.n ? s->dag.g.n : 1, 1);
+	for (i = 0; i < s->nmark_rows; i++) {
+		long node;
+
+		if (git_oid_fromstr(&oid, s->mark_rows[i].sha) < 0)
+			continue;
+		node = kb_dag_find(&s->dag, &oid);
+		if (node >= 0)
+			s->marks[node] = s->mark_rows[i].mark;
+	}
+	return 0;
+}
+
+int kb_session_next(struct kb_session *s, struct kb_next *next)
+{
+	return kb_bisect_next(&s->dag.g, s->dag.bad, s->marks, s->spec.seed, next);
+}
+
+static char *run_dir(struct kb_session *s, int64_t id)
+{
+	return kb_asprintf("%s/runs/%lld", s->statedir, (long long)id);
+}
+
+static void subject_of(struct kb_session *s, const char *sha, char *out, size_t len)
+{
+	struct kb_commit_info info;
+	git_oid oid;
+
+	out[0] = '\0';
+	if (git_oid_fromstr(&oid, sha) < 0 || kb_repo_commit_info(s->repo, &oid, &info) < 0) {
+		kb_error_clear();
+		return;
+	}
+	snprintf(out, len, "%s", info.subject);
+	kb_commit_info_release(&info);
+}
+
+/* The mark a pass/fail run's outcome stands for; 0 when it stops the
+ * bisection instead (with the reason in 'why'). */
+static char classify(const struct kb_run_result *res, char *why, size_t len)
+{
+	switch (res->outcome) {
+	case KB_RUN_EXITED:
+		if (res->exit_status == 0)
+			return KB_MARK_GOOD;
+		if (res->exit_status == 125)
+			return KB_MARK_SKIP;
+		if (res->exit_status < 128)
+			return KB_MARK_BAD;
+		snprintf(why, len, "the test exited with %d (128 and above stop a "
+			 "bisection)", res->exit_status);
+		return 0;
+	case KB_RUN_SIGNALED:
+		snprintf(why, len, "the test was killed by signal %d (%s)",
+			 res->term_signal, strsignal(res->term_signal));
+		return 0;
+	case KB_RUN_TIMEOUT:
+		snprintf(why, len, "the test %s", res->message);
+		return 0;
+	case KB_RUN_EXEC_FAILED:
+		snprintf(why, len, "%s", res->message);
+		return 0;
+	}
+	return 0;
+}
+
+static const char *mark_word(char m)
+{
+	return m == KB_MARK_GOOD ? "good" : m == KB_MARK_BAD ? "bad" : "skip";
+}
+
+/* Record a run's outcome and the mark it decides, in one transaction. */
+static int finish_run(struct kb_session *s, const struct kb_run_row *started,
+		      const struct kb_run_result *res)
+{
+	struct kb_run_row r = *started;
+	struct kb_buf tail = KB_BUF_INIT;
+	char why[320] = "", *dir = run_dir(s, started->id), *out;
+	char mark = classify(res, why, sizeof(why));
+	int ret;
+
+	out = kb_asprintf("%s/output", dir);
+	kb_read_tail(out, &tail, 2048);
+	kb_error_clear();
+	r.state = mark ? KB_RUN_DONE : KB_RUN_ABORTED;
+	r.finished = kb_now();
+	r.exit_status = res->outcome == KB_RUN_EXITED ? res->exit_status : -1;
+	r.term_signal = res->outcome == KB_RUN_SIGNALED ? res->term_signal : 0;
+	r.timed_out = res->outcome == KB_RUN_TIMEOUT;
+	r.output_tail = tail.ptr;
+	if ((ret = kb_store_begin(s->store)) < 0)
+		goto out;
+	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
+	    (mark && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, mark,
+					      "test", r.id)) < 0) ||
+	    (!mark && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
+					    r.sha, why)) < 0) ||
+	    (ret = kb_store_commit(s->store)) < 0) {
+		kb_store_rollback(s->store);
+		goto out;
+	}
+	if (mark) {
+		say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
+		    mark_word(mark), r.exit_status);
+	} else {
+		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix the test and "
+			       "run 'kbisect resume'", why, r.sha, out);
+	}
+out:
+	kb_buf_release(&tail);
+	free(dir);
+	free(out);
+	return ret;
+}
+
+static void on_wait(void *ctx)
+{
+	say(ctx, KB_SAY_INFO, "waiting for a test left running by an earlier kbisect");
+}
+
+/* Collect the runs an orchestrator that died left in state 'started'. */
+static int recover(struct kb_session *s, struct kb_target *t)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; i < s->nruns; i++) {
+		struct kb_run_row *r = &s->runs[i];
+		struct kb_run_result res;
+		char *dir;
+		int found = 0;
+
+		if (r->state != KB_RUN_STARTED)
+			continue;
+		dir = run_dir(s, r->id);
+		ret = kb_runner_wait(dir, &res, &found, on_wait, s);
+		free(dir);
+		if (ret < 0)
+			return ret;
+		if (found) {
+			say(s, KB_SAY_INFO, "collected the result of run %lld at %.12s, "
+			    "finished while kbisect was down", (long long)r->id, r->sha);
+			if ((ret = finish_run(s, r, &res)) < 0)
+				return ret;
+			continue;
+		}
+		r->state = KB_RUN_INTERRUPTED;
+		r->exit_status = -1;
+		if ((ret = kb_store_run_finish(s->store, r)) < 0)
+			return ret;
+		kb_store_event(s->store, s->row.id, "interrupted",
+			       "run %lld at %s was cut short; it runs again",
+			       (long long)r->id, r->sha);
+		say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
+		    "running it again", (long long)r->id, r->sha);
+	}
+	return kb_session_refresh(s);
+}
+
+static int next_boot(struct kb_session *s, const char *sha)
+{
+	int boot = 0;
+	size_t i;
+
+	for (i = 0; i < s->nruns; i++)
+		if (!strcmp(s->runs[i].sha, sha) && s->runs[i].boot > boot)
+			boot = s->runs[i].boot;
+	return boot + 1;
+}
+
+static void env_push(struct kb_strv *env, struct kb_session *s, const char *sha,
+		     int boot, int run)
+{
+	kb_strv_pushf(env, "KBISECT_COMMIT=%s", sha);
+	kb_strv_pushf(env, "KBISECT_BOOT=%d", boot);
+	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
+	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
+	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
+}
+
+/* Run the benchmark's setup commands; 0, or 1 when one failed (a skip). */
+static int run_setup(struct kb_session *s, struct kb_target *t, const char *sha,
+		     int boot)
+{
+	struct kb_strv env = KB_STRV_INIT;
+	char *log = kb_asprintf("%s/setup.log", s->statedir);
+	size_t i;
+	int ret = 0;
+
+	env_push(&env, s, sha, boot, 0);
+	for (i = 0; i < s->spec.bench.setup.n && !ret; i++) {
+		const char *argv[] = { "/bin/sh", "-c", s->spec.bench.setup.v[i], NULL };
+		struct kb_run_spec rs = { argv, (const char *const *)env.v, t->workdir,
+					  s->spec.bench.timeout };
+		struct kb_run_result res;
+
+		if ((ret = kb_run_simple(&rs, log, &res)) < 0)
+			break;
+		if (res.outcome != KB_RUN_EXITED || res.exit_status) {
+			say(s, KB_SAY_WARN, "setup '%s' failed at %.12s (see %s)",
+			    s->spec.bench.setup.v[i], sha, log);
+			ret = 1;
+		}
+	}
+	kb_strv_clear(&env);
+	free(log);
+	return ret;
+}
+
+static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
+{
+	char sha[GIT_OID_HEXSZ + 1], *dir;
+	struct kb_strv env = KB_STRV_INIT;
+	struct kb_run_row row;
+	struct kb_run_result res;
+	int boot, found = 0, ret;
+	pid_t pid = 0;
+
+	hex_of(sha, &s->dag.oid[node]);
+	if ((ret = t->ops->prepare(t, &s->dag.oid[node])) < 0)
+		return ret;
+	boot = next_boot(s, sha);
+	if ((ret = t->ops->boot(t, &s->dag.oid[node], boot)) < 0)
+		return ret;
+	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0)
+		return ret;
+	ret = run_setup(s, t, sha, boot);
+	if (ret)
+		return ret < 0 ? ret :
+			kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, "setup", 0);
+	memset(&row, 0, sizeof(row));
+	snprintf(row.sha, sizeof(row.sha), "%s", sha);
+	row.boot = boot;
+	row.run = 1;
+	if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, 1, NULL, &row.id)) < 0)
+		return ret;
+	dir = run_dir(s, row.id);
+	env_push(&env, s, sha, boot, 1);
+	{
+		struct kb_run_spec rs = { (const char *const *)s->spec.bench.argv.v,
+					  (const char *const *)env.v, NULL,
+					  s->spec.bench.timeout };
+
+		ret = t->ops->run_start(t, &rs, dir, &pid);
+	}
+	if (!ret)
+		ret = t->ops->run_wait(t, dir, &res, &found);
+	kb_runner_reap(pid);
+	if (!ret && !found)
+		ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
+			       (long long)row.id);
+	if (!ret)
+		ret = finish_run(s, &row, &res);
+	kb_strv_clear(&env);
+	free(dir);
+	return ret;
+}
+
+static int finish_session(struct kb_session *s)
+{
+	json_t *report;
+	char *text;
+	int ret;
+
+	if ((ret = kb_session_report(s, &report)) < 0)
+		return ret;
+	text = json_dumps(report, JSON_COMPACT);
+	json_decref(report);
+	if ((ret = kb_store_begin(s->store)) < 0)
+		goto out;
+	if ((ret = kb_store_session_finish(s->store, s->row.id, "done", text)) < 0 ||
+	    (ret = kb_store_event(s->store, s->row.id, "verdict", "%s", text)) < 0 ||
+	    (ret = kb_store_commit(s->store)) < 0)
+		kb_store_rollback(s->store);
+	free(s->row.state);
+	s->row.state = kb_strdup("done");
+out:
+	free(text);
+	return ret;
+}
+
+int kb_session_run(struct kb_session *s)
+{
+	struct kb_target_env tenv;
+	struct kb_target *t = NULL;
+	char *name = kb_asprintf("kbisect-%lld", (long long)s->row.id);
+	int ret;
+
+	tenv.repo = s->repo;
+	tenv.statedir = s->statedir;
+	tenv.session_name = name;
+	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
+	    (ret = kb_target_open(&t, s->spec.target, &tenv)) < 0 ||
+	    (ret = t->ops->cleanup(t)) < 0 ||
+	    (ret = recover(s, t)) < 0)
+		goto out;
+	for (;;) {
+		struct kb_next next;
+		char sha[GIT_OID_HEXSZ + 1], subject[256];
+		size_t node;
+
+		if (s->stop && *s->stop) {
+			ret = kb_error(KB_EINTR, "stopped; continue with 'kbisect resume'");
+			break;
+		}
+		if ((ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
+			break;
+		if (next.kind != KB_NEXT_TEST) {
+			kb_next_release(&next);
+			ret = finish_session(s);
+			break;
+		}
+		hex_of(sha, &s->dag.oid[next.commit]);
+		subject_of(s, sha, subject, sizeof(subject));
+		say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left to test after this "
+		    "(roughly %d step%s)", next.nleft - 1 - next.split,
+		    next.nleft - 1 - next.split == 1 ? "" : "s", next.steps_left,
+		    next.steps_left == 1 ? "" : "s");
+		say(s, KB_SAY_INFO, "[%s] %s", sha, subject);
+		node = next.commit;
+		kb_next_release(&next);
+		if ((ret = test_commit(s, t, node)) < 0)
+			break;
+	}
+out:
+	kb_target_close(t);
+	free(name);
+	return ret;
+}
+
+int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
+{
+	struct kb_next next;
+	git_oid oid;
+	long node;
+	int ret;
+
+	if (!rev) {
+		if ((ret = kb_session_next(s, &next)) < 0)
+			return ret;
+		if (next.kind != KB_NEXT_TEST) {
+			kb_next_release(&next);
+			return kb_error(KB_EINVAL, "nothing left to test: the session "
+					"has its answer ('kbisect report')");
+		}
+		git_oid_cpy(&oid, &s->dag.oid[next.commit]);
+		kb_next_release(&next);
+	} else if ((ret = kb_repo_resolve(s->repo, rev, &oid)) < 0) {
+		return ret;
+	}
+	node = kb_dag_find(&s->dag, &oid);
+	hex_of(marked_sha, &oid);
+	if (node < 0)
+		return kb_error(KB_EINVAL, "%.12s is not in the range being bisected",
+				marked_sha);
+	if ((ret = kb_store_mark_add(s->store, s->row.id, marked_sha, mark,
+				     "manual", 0)) < 0)
+		return ret;
+	if (!strcmp(s->row.state, "done"))
+		kb_store_session_finish(s->store, s->row.id, "active", NULL);
+	return kb_session_refresh(s);
+}
+
+int kb_session_end(struct kb_session *s)
+{
+	int ret;
+
+	if ((ret = kb_store_session_finish(s->store, s->row.id, "ended", NULL)) < 0)
+		return ret;
+	kb_store_event(s->store, s->row.id, "reset", "session ended");
+	return kb_remove_tree(s->statedir);
+}

@@ -1,0 +1,124 @@
+/*
+ * session.h - a bisection session: its settings, its state rebuilt from
+ * the database, and the loop that tests commits until there is a verdict.
+ *
+ * The state is never kept anywhere but the database: kb_session_load()
+ * rebuilds the range from the repository and the marks and runs from the
+ * store, so that loading after a crash gives exactly the state before it.
+ */
+#ifndef KB_SESSION_H
+#define KB_SESSION_H
+
+#include <jansson.h>
+
+#include "bench.h"
+#include "bisect.h"
+#include "dag.h"
+#include "store.h"
+#include "target.h"
+
+/* What 'kbisect start' was asked to do; stored as JSON in the database. */
+struct kb_spec {
+	char *repo;             /* repository path as opened */
+	struct kb_strv good_specs, good_shas;
+	char *bad_spec, *bad_sha;
+	struct kb_strv paths;
+	int first_parent;
+	double confidence;
+	char *target;           /* "local", ... */
+	char *build;            /* "none", ... */
+	struct kb_bench bench;
+	unsigned long long seed;
+};
+
+void kb_spec_init(struct kb_spec *spec);
+void kb_spec_release(struct kb_spec *spec);
+/* Compact JSON text of a spec (malloc'd). */
+char *kb_spec_to_json(const struct kb_spec *spec);
+int kb_spec_from_json(struct kb_spec *spec, const char *text);
+
+/* Where the engine says what it does; the command layer prints it. */
+enum kb_say_level { KB_SAY_INFO, KB_SAY_STEP, KB_SAY_WARN };
+struct kb_progress {
+	void (*say)(void *ctx, enum kb_say_level level, const char *msg);
+	void *ctx;
+};
+
+struct kb_session {
+	struct kb_store *store;          /* borrowed */
+	struct kb_session_row row;
+	struct kb_spec spec;
+	git_repository *repo;
+	struct kb_dag dag;
+	char *statedir;
+	char *marks;                     /* kb_mark per node */
+	struct kb_mark_row *mark_rows;
+	size_t nmark_rows;
+	struct kb_run_row *runs;
+	size_t nruns;
+	const struct kb_progress *progress;
+	volatile int *stop;              /* set by a signal handler: stop soon */
+};
+
+/* The state directory that belongs to a database file. */
+char *kb_statedir_for(const char *db_path);
+
+/*
+ * Resolve the revisions of 'spec' (filling the shas), read the range to
+ * check it, and record a new active session.  KB_EINVAL if another session
+ * is active.
+ */
+int kb_session_create(struct kb_store *store, struct kb_spec *spec,
+		      git_repository *repo, int64_t *id);
+
+/* Resolve the revisions of 'spec' and check the range (no database). */
+int kb_spec_check(struct kb_spec *spec, git_repository *repo);
+/* Insert a checked spec as the new active session, inside the caller's
+ * transaction. */
+int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_t *id);
+
+/* Load the active session (or, with 'any', the newest one). */
+int kb_session_load(struct kb_session *s, struct kb_store *store,
+		    const char *statedir, int any);
+void kb_session_release(struct kb_session *s);
+
+/* Re-read marks and runs from the store into the session. */
+int kb_session_refresh(struct kb_session *s);
+
+/* What the marks say now. */
+int kb_session_next(struct kb_session *s, struct kb_next *next);
+
+/*
+ * Test commits until a verdict (KB_OK), an error, a stop request or a test
+ * that asks to stop (KB_EABORT).  Runs left behind by a crash are collected
+ * first.  On a verdict the session becomes "done".
+ */
+int kb_session_run(struct kb_session *s);
+
+/* A manual mark of a revision ('g', 'b' or 's'); NULL rev = the commit to
+ * test next. */
+int kb_session_mark(struct kb_session *s, const char *rev, char mark,
+		    char *marked_sha);
+
+/* End the session and remove its work trees and run directories. */
+int kb_session_end(struct kb_session *s);
+
+/* The report object of DESIGN.md (version 1). */
+int kb_session_report(struct kb_session *s, json_t **out);
+
+/* Status: where the session stands, as JSON (version 1). */
+int kb_session_status(struct kb_session *s, json_t **out);
+
+/* Split a line into words, quoted as in a POSIX shell; "#" starts a
+ * comment.  Nothing is expanded or executed. */
+int kb_split_words(const char *line, struct kb_strv *out);
+
+/* The replayable log as text. */
+int kb_session_log(struct kb_session *s, struct kb_buf *out);
+
+/* Rebuild a session from a log's text (a new active session). */
+int kb_session_replay(struct kb_store *store, git_repository *repo,
+		      const char *repo_path, const char *text, const char *origin,
+		      int64_t *id);
+
+#endif

@@ -1,0 +1,117 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+
+void kb_spec_init(struct kb_spec *spec)
+{
+	memset(spec, 0, sizeof(*spec));
+	spec->confidence = 0.95;
+}
+
+void kb_spec_release(struct kb_spec *spec)
+{
+	free(spec->repo);
+	kb_strv_clear(&spec->good_specs);
+	kb_strv_clear(&spec->good_shas);
+	free(spec->bad_spec);
+	free(spec->bad_sha);
+	kb_strv_clear(&spec->paths);
+	free(spec->target);
+	free(spec->build);
+	kb_bench_release(&spec->bench);
+	memset(spec, 0, sizeof(*spec));
+}
+
+static json_t *rev_json(const char *spec, const char *sha)
+{
+	return json_pack("{s:s, s:s}", "spec", spec, "sha", sha ? sha : "");
+}
+
+char *kb_spec_to_json(const struct kb_spec *spec)
+{
+	json_t *o = json_object(), *goods = json_array(), *paths = json_array();
+	json_error_t jerr;
+	char *text;
+	size_t i;
+
+	for (i = 0; i < spec->good_specs.n; i++)
+		json_array_append_new(goods, rev_json(spec->good_specs.v[i],
+					      i < spec->good_shas.n ? spec->good_shas.v[i] : NULL));
+	for (i = 0; i < spec->paths.n; i++)
+		json_array_append_new(paths, json_string(spec->paths.v[i]));
+	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "repo", json_string(spec->repo));
+	json_object_set_new(o, "good", goods);
+	json_object_set_new(o, "bad", rev_json(spec->bad_spec, spec->bad_sha));
+	json_object_set_new(o, "paths", paths);
+	json_object_set_new(o, "first_parent", json_boolean(spec->first_parent));
+	json_object_set_new(o, "confidence", json_real(spec->confidence));
+	json_object_set_new(o, "target", json_string(spec->target));
+	json_object_set_new(o, "build", json_string(spec->build));
+	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
+	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
+	text = json_dumps(o, JSON_COMPACT);
+	json_decref(o);
+	return text;
+}
+
+static int bad_spec(const char *what)
+{
+	return kb_error(KB_EINVAL, "the session in the database is damaged (%s)", what);
+}
+
+static char *str_field(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_string(v) ? kb_strdup(json_string_value(v)) : NULL;
+}
+
+int kb_spec_from_json(struct kb_spec *spec, const char *text)
+{
+	json_error_t jerr;
+	json_t *o = json_loads(text, 0, &jerr), *v, *e;
+	char *bench;
+	size_t i;
+	int ret = 0;
+
+	kb_spec_init(spec);
+	if (!o || !json_is_object(o)) {
+		json_decref(o);
+		return bad_spec("not a JSON object");
+	}
+	if (json_integer_value(json_object_get(o, "version")) > 1) {
+		json_decref(o);
+		return kb_error(KB_EVERSION, "the session was written by a newer kbisect");
+	}
+	spec->repo = str_field(o, "repo");
+	spec->target = str_field(o, "target");
+	spec->build = str_field(o, "build");
+	json_array_foreach(json_object_get(o, "good"), i, e) {
+		kb_strv_push(&spec->good_specs, json_string_value(json_object_get(e, "spec")));
+		kb_strv_push(&spec->good_shas, json_string_value(json_object_get(e, "sha")));
+	}
+	v = json_object_get(o, "bad");
+	spec->bad_spec = str_field(v, "spec");
+	spec->bad_sha = str_field(v, "sha");
+	json_array_foreach(json_object_get(o, "paths"), i, e)
+		kb_strv_push(&spec->paths, json_string_value(e));
+	spec->first_parent = json_is_true(json_object_get(o, "first_parent"));
+	if ((v = json_object_get(o, "confidence")) && json_is_number(v))
+		spec->confidence = json_number_value(v);
+	spec->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
+	if (!spec->repo || !spec->target || !spec->build || !spec->bad_sha ||
+	    !spec->good_shas.n || !json_is_object(json_object_get(o, "bench"))) {
+		json_decref(o);
+		kb_spec_release(spec);
+		return bad_spec("a field is missing");
+	}
+	bench = json_dumps(json_object_get(o, "bench"), JSON_COMPACT);
+	ret = kb_bench_parse(&spec->bench, bench, "(stored in the session)");
+	free(bench);
+	json_decref(o);
+	if (ret)
+		kb_spec_release(spec);
+	return ret;
+}

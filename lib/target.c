@@ -1,0 +1,28 @@
+#include "target.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static const struct kb_target_ops *const backends[] = {
+	&kb_target_local,
+};
+
+int kb_target_open(struct kb_target **out, const char *spec,
+		   const struct kb_target_env *env)
+{
+	size_t i, len = strcspn(spec, ":");
+
+	for (i = 0; i < sizeof(backends) / sizeof(backends[0]); i++)
+		if (strlen(backends[i]->name) == len &&
+		    !strncmp(backends[i]->name, spec, len))
+			return backends[i]->open(out, spec, env);
+	return kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local)", spec);
+}
+
+void kb_target_close(struct kb_target *t)
+{
+	if (t)
+		t->ops->close(t);
+}

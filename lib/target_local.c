@@ -1,0 +1,80 @@
+/* The local target: the commit's tree checked out in a work tree kbisect
+ * owns, commands run there on this machine.  No kernel is booted; a "boot"
+ * is a fresh start of the runner. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "target.h"
+#include "util.h"
+#include "worktree.h"
+
+struct local_target {
+	struct kb_target base;
+	git_repository *repo;
+};
+
+static int local_open(struct kb_target **out, const char *spec,
+		      const struct kb_target_env *env)
+{
+	struct local_target *t;
+
+	if (strcmp(spec, "local"))
+		return kb_error(KB_EINVAL, "target 'local' takes no options (got '%s')", spec);
+	t = kb_calloc(1, sizeof(*t));
+	t->base.ops = &kb_target_local;
+	t->base.spec = kb_strdup(spec);
+	t->base.workdir = kb_asprintf("%s/worktree", env->statedir);
+	t->repo = env->repo;
+	*out = &t->base;
+	return 0;
+}
+
+static int local_prepare(struct kb_target *base, const git_oid *commit)
+{
+	struct local_target *t = (struct local_target *)base;
+
+	return kb_worktree_checkout(t->repo, base->workdir, commit);
+}
+
+static int local_boot(struct kb_target *base, const git_oid *commit, int boot)
+{
+	return 0;
+}
+
+static int local_run_start(struct kb_target *base, const struct kb_run_spec *spec,
+			   const char *rundir, pid_t *pid)
+{
+	struct kb_run_spec s = *spec;
+
+	s.cwd = base->workdir;
+	return kb_runner_start(rundir, &s, pid);
+}
+
+static int local_run_wait(struct kb_target *base, const char *rundir,
+			  struct kb_run_result *res, int *found)
+{
+	return kb_runner_wait(rundir, res, found, NULL, NULL);
+}
+
+static int local_cleanup(struct kb_target *base)
+{
+	return 0;
+}
+
+static void local_close(struct kb_target *base)
+{
+	free(base->spec);
+	free(base->workdir);
+	free(base);
+}
+
+const struct kb_target_ops kb_target_local = {
+	.name = "local",
+	.open = local_open,
+	.prepare = local_prepare,
+	.boot = local_boot,
+	.run_start = local_run_start,
+	.run_wait = local_run_wait,
+	.cleanup = local_cleanup,
+	.close = local_close,
+};
