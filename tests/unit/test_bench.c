@@ -1,0 +1,110 @@
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "test.h"
+
+TEST(test_bench__parse_full)
+{
+	struct kb_bench b;
+	const char *t = "{\"name\":\"x\",\"description\":\"d\",\"setup\":[\"mkfs\",\"mount\"],"
+		"\"command\":[\"fio\",\"--name=a\"],\"metric\":{\"name\":\"lat\","
+		"\"json_path\":\"jobs[0].clat\",\"direction\":\"lower\",\"unit\":\"ns\"},"
+		"\"warmup\":2,\"runs_per_boot\":5,\"timeout\":60}";
+
+	CHECK(kb_bench_parse(&b, t, "t") == 0);
+	CHECK(!strcmp(b.name, "x") && b.setup.n == 2 && b.argv.n == 2);
+	CHECK(!strcmp(b.argv.v[0], "fio") && b.argv.v[2] == NULL);
+	CHECK(b.has_metric && b.metric.direction == KB_LOWER_IS_BETTER);
+	CHECK(b.warmup == 2 && b.runs_per_boot == 5 && b.timeout == 60);
+	CHECK(strstr(b.json, "\"runs_per_boot\":5"));
+	kb_bench_release(&b);
+}
+
+TEST(test_bench__string_command_runs_in_sh)
+{
+	struct kb_bench b;
+
+	CHECK(kb_bench_parse(&b, "{\"name\":\"x\",\"command\":\"make test\"}", "t") == 0);
+	CHECK(b.argv.n == 3 && !strcmp(b.argv.v[0], "/bin/sh") &&
+	      !strcmp(b.argv.v[2], "make test"));
+	CHECK(!b.has_metric && b.runs_per_boot == 1);
+	kb_bench_release(&b);
+}
+
+static int fails_with(const char *text, const char *needle)
+{
+	struct kb_bench b;
+	int r = kb_bench_parse(&b, text, "f.json");
+
+	return r == KB_EINVAL && strstr(kb_error_last(), needle) &&
+	       strstr(kb_error_last(), "f.json");
+}
+
+TEST(test_bench__errors_name_the_field)
+{
+	CHECK(fails_with("{\"name\":\"x\"}", "'command' is missing"));
+	CHECK(fails_with("{\"command\":\"x\"}", "'name' is missing"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"comand\":1}", "'comand'"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":5}", "'command'"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			 "\"regex\":\"a\",\"direction\":\"up\"}}", "metric.direction"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			 "\"direction\":\"lower\"}}", "json_path"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			 "\"regex\":\"(\",\"direction\":\"lower\"}}", "regular expression"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			 "\"regex\":\"a\",\"direction\":\"lower\",\"units\":\"s\"}}",
+			 "metric.units"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"runs_per_boot\":0}",
+			 "runs_per_boot"));
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"timeout\":\"5\"}", "timeout"));
+	CHECK(fails_with("{\"name\":\"x\",", "line 1"));
+	CHECK(fails_with("[1,2]", "JSON object"));
+	CHECK(fails_with("{\"name\":\"x\",\"name\":\"y\",\"command\":\"z\"}", "duplicate"));
+}
+
+TEST(test_bench__load_by_name_and_missing)
+{
+	struct kb_bench b;
+	char *dir = kb_asprintf("%s/benchmarks", kb_test_dir());
+	char *file = kb_asprintf("%s/mine.json", dir);
+	char *dirs = kb_asprintf("/nonexistent:%s", dir);
+
+	CHECK(kb_mkdir_p(dir, 0755) == 0);
+	CHECK(kb_write_file_atomic(file, "{\"name\":\"mine\",\"command\":\"true\"}", 33, 0644) == 0);
+	CHECK(kb_bench_load(&b, "mine", dirs) == 0 && !strcmp(b.name, "mine"));
+	kb_bench_release(&b);
+	CHECK(kb_bench_load(&b, file, NULL) == 0);
+	kb_bench_release(&b);
+	CHECK(kb_bench_load(&b, "other", dirs) == KB_ENOTFOUND);
+	CHECK(strstr(kb_error_last(), "no benchmark named 'other'"));
+	CHECK(kb_bench_load(&b, "/nonexistent/x.json", NULL) == KB_ENOTFOUND);
+	free(dir);
+	free(file);
+	free(dirs);
+}
+
+TEST(test_bench__extract)
+{
+	struct kb_bench b;
+	double v = 0;
+
+	CHECK(kb_bench_parse(&b, "{\"name\":\"j\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			     "\"json_path\":\"jobs[1].write.clat.p99\",\"direction\":\"lower\"}}",
+			     "t") == 0);
+	CHECK(kb_metric_extract(&b, "noise before\n{\"jobs\":[{},{\"write\":{\"clat\":"
+				"{\"p99\":123.5}}}]}\ntrailer", &v) == 0 && v == 123.5);
+	CHECK(kb_metric_extract(&b, "{\"jobs\":[]}", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "jobs[1].write.clat.p99"));
+	CHECK(kb_metric_extract(&b, "garbage \x01 output", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark j") && strstr(kb_error_last(), "garbage"));
+	kb_bench_release(&b);
+	CHECK(kb_bench_parse(&b, "{\"name\":\"r\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			     "\"regex\":\"real ([0-9.]+)s\",\"direction\":\"lower\"}}", "t") == 0);
+	CHECK(kb_metric_extract(&b, "user 1.0s\nreal 2.25s\n", &v) == 0 && v == 2.25);
+	CHECK(kb_metric_extract(&b, "real NaNs", &v) == KB_EINVAL);
+	CHECK(kb_metric_extract(&b, "nothing", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "did not match"));
+	kb_bench_release(&b);
+}

@@ -1,0 +1,173 @@
+#include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "store.h"
+#include "test.h"
+
+static char *db_path(void)
+{
+	return kb_asprintf("%s/state.db", kb_test_dir());
+}
+
+TEST(test_store__create_mode_and_schema)
+{
+	struct kb_store *s;
+	char *p = db_path();
+	struct stat st;
+	sqlite3 *db;
+	sqlite3_stmt *q;
+
+	CHECK(kb_store_open(&s, p, KB_STORE_CREATE) == 0);
+	kb_store_close(s);
+	CHECK(stat(p, &st) == 0);
+	CHECK((st.st_mode & 0777) == 0600);
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
+	CHECK(sqlite3_step(q) == SQLITE_ROW);
+	CHECK(sqlite3_column_int(q, 0) == KB_STORE_SCHEMA);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	free(p);
+}
+
+TEST(test_store__missing_without_create)
+{
+	struct kb_store *s;
+	char *p = db_path();
+
+	CHECK(kb_store_open(&s, p, 0) == KB_ENOSESSION);
+	CHECK(access(p, F_OK) != 0);
+	free(p);
+}
+
+TEST(test_store__newer_schema_refused)
+{
+	struct kb_store *s;
+	char *p = db_path();
+	sqlite3 *db;
+
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "PRAGMA user_version = 99", NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK(kb_store_open(&s, p, 0) == KB_EVERSION);
+	CHECK(strstr(kb_error_last(), "newer"));
+	free(p);
+}
+
+TEST(test_store__not_a_database)
+{
+	struct kb_store *s;
+	char *p = db_path();
+
+	CHECK(kb_write_file_atomic(p, "hello, this is text\n", 20, 0600) == 0);
+	CHECK(kb_store_open(&s, p, 0) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "not a kbisect database"));
+	free(p);
+}
+
+TEST(test_store__lock_held_by_another_process)
+{
+	struct kb_store *s;
+	char *p = db_path();
+	int pfd[2];
+	pid_t pid;
+	char c;
+
+	CHECK(kb_store_open(&s, p, KB_STORE_CREATE) == 0);
+	kb_store_close(s);
+	CHECK(pipe(pfd) == 0);
+	pid = fork();
+	if (pid == 0) {
+		struct kb_store *h;
+
+		if (kb_store_open(&h, p, KB_STORE_LOCK) < 0)
+			_exit(1);
+		if (write(pfd[1], "x", 1)) {}
+		pause();
+		_exit(0);
+	}
+	CHECK(read(pfd[0], &c, 1) == 1);
+	CHECK(kb_store_open(&s, p, KB_STORE_LOCK) == KB_ELOCKED);
+	{
+		char want[32];
+
+		snprintf(want, sizeof(want), "pid %ld", (long)pid);
+		CHECK(strstr(kb_error_last(), want));
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	/* the kernel dropped the lock with its holder */
+	CHECK(kb_store_open(&s, p, KB_STORE_LOCK) == 0);
+	kb_store_close(s);
+	free(p);
+}
+
+TEST(test_store__sessions_marks_runs)
+{
+	struct kb_store *s;
+	struct kb_session_row row;
+	struct kb_mark_row *marks;
+	struct kb_run_row *runs, fin;
+	char *p = db_path();
+	int64_t id, run;
+	size_t n;
+
+	CHECK(kb_store_open(&s, p, KB_STORE_CREATE) == 0);
+	CHECK(kb_store_session_active(s, &row) == KB_ENOSESSION);
+	CHECK(kb_store_session_create(s, "{\"a\":1}", &id) == 0);
+	CHECK(kb_store_session_active(s, &row) == 0);
+	CHECK(row.id == id && !strcmp(row.state, "active") && !strcmp(row.spec, "{\"a\":1}"));
+	kb_session_row_release(&row);
+	CHECK(kb_store_run_start(s, id, "abc", 1, 2, NULL, &run) == 0);
+	memset(&fin, 0, sizeof(fin));
+	fin.id = run;
+	fin.state = KB_RUN_DONE;
+	fin.exit_status = 3;
+	fin.has_value = 1;
+	fin.value = 1.5;
+	fin.output_tail = "out";
+	CHECK(kb_store_run_finish(s, &fin) == 0);
+	/* a run is finished once */
+	CHECK(kb_store_run_finish(s, &fin) < 0);
+	CHECK(kb_store_mark_add(s, id, "abc", 'b', "test", run) == 0);
+	CHECK(kb_store_marks(s, id, &marks, &n) == 0);
+	CHECK(n == 1 && marks[0].mark == 'b' && marks[0].run == run &&
+	      !strcmp(marks[0].sha, "abc"));
+	free(marks);
+	CHECK(kb_store_runs(s, id, &runs, &n) == 0);
+	CHECK(n == 1 && runs[0].state == KB_RUN_DONE && runs[0].exit_status == 3 &&
+	      runs[0].has_value && runs[0].value == 1.5 && runs[0].boot == 1 &&
+	      runs[0].run == 2 && !strcmp(runs[0].output_tail, "out"));
+	kb_run_rows_free(runs, n);
+	CHECK(kb_store_session_finish(s, id, "ended", NULL) == 0);
+	CHECK(kb_store_session_active(s, &row) == KB_ENOSESSION);
+	CHECK(kb_store_session_latest(s, &row) == 0 && row.id == id);
+	kb_session_row_release(&row);
+	kb_store_close(s);
+	free(p);
+}
+
+TEST(test_store__rollback_leaves_nothing)
+{
+	struct kb_store *s;
+	struct kb_mark_row *marks;
+	char *p = db_path();
+	int64_t id;
+	size_t n;
+
+	CHECK(kb_store_open(&s, p, KB_STORE_CREATE) == 0);
+	CHECK(kb_store_session_create(s, "{}", &id) == 0);
+	CHECK(kb_store_begin(s) == 0);
+	CHECK(kb_store_mark_add(s, id, "abc", 'g', "test", 0) == 0);
+	kb_store_rollback(s);
+	CHECK(kb_store_marks(s, id, &marks, &n) == 0 && n == 0);
+	free(marks);
+	kb_store_close(s);
+	free(p);
+}
