@@ -46,8 +46,8 @@ endif
 %.o: %.c $(HDRS)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/run-unit: tests/unit/main.c $(UNIT_SRC) lib/libkbisect.a $(HDRS)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c $(UNIT_SRC) \
+tests/unit/run-unit: tests/unit/main.c tests/unit/repo.c $(UNIT_SRC) lib/libkbisect.a $(HDRS)
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c tests/unit/repo.c $(UNIT_SRC) \
 		lib/libkbisect.a $(LDFLAGS) $(LIBS)
 
 tests/gen/genrepo: tests/gen/genrepo.c
