@@ -373,31 +373,52 @@ static void env_push(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
 }
 
-/* Run the benchmark's setup commands; 0, or 1 when one failed (a skip). */
-static int run_setup(struct kb_session *s, struct kb_target *t, const char *sha,
-		     int boot)
+/*
+ * Run a shell command of the user's (a build, a benchmark setup) in the
+ * work tree: 0 when it succeeded, 1 when it failed (the commit's fault: a
+ * skip, recorded with the end of its log), negative for a harness error.
+ */
+static int run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
+		    int boot, const char *kind, const char *cmd)
 {
 	struct kb_strv env = KB_STRV_INIT;
-	char *log = kb_asprintf("%s/setup.log", s->statedir);
-	size_t i;
-	int ret = 0;
+	struct kb_buf tail = KB_BUF_INIT;
+	char *dir = kb_asprintf("%s/logs", s->statedir);
+	char *log = kb_asprintf("%s/%s-%.12s.log", dir, kind, sha);
+	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	struct kb_run_spec rs = { argv, NULL, t->workdir, 0 };
+	struct kb_run_result res;
+	int ret;
 
 	env_push(&env, s, sha, boot, 0);
-	for (i = 0; i < s->spec.bench.setup.n && !ret; i++) {
-		const char *argv[] = { "/bin/sh", "-c", s->spec.bench.setup.v[i], NULL };
-		struct kb_run_spec rs = { argv, (const char *const *)env.v, t->workdir,
-					  s->spec.bench.timeout };
-		struct kb_run_result res;
-
-		if ((ret = kb_run_simple(&rs, log, &res)) < 0)
-			break;
-		if (res.outcome != KB_RUN_EXITED || res.exit_status) {
-			say(s, KB_SAY_WARN, "setup '%s' failed at %.12s (see %s)",
-			    s->spec.bench.setup.v[i], sha, log);
-			ret = 1;
-		}
+	rs.env = (const char *const *)env.v;
+	if (!strcmp(kind, "setup"))
+		rs.timeout = s->spec.bench.timeout;
+	unlink(log);
+	if ((ret = kb_mkdir_p(dir, 0700)) < 0 || (ret = kb_run_simple(&rs, log, &res)) < 0)
+		goto out;
+	kb_read_tail(log, &tail, 1024);
+	kb_error_clear();
+	if (res.outcome == KB_RUN_EXITED && !res.exit_status) {
+		kb_store_event(s->store, s->row.id, kind, "%s ok", sha);
+		goto out;
 	}
+	ret = 1;
+	say(s, KB_SAY_WARN, "%s failed at %.12s: skipping it (log: %s)", kind, sha, log);
+	if ((ret = kb_store_begin(s->store)) < 0)
+		goto out;
+	if ((ret = kb_store_event(s->store, s->row.id, kind, "%s failed: %s", sha,
+				  tail.ptr)) < 0 ||
+	    (ret = kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, kind, 0)) < 0 ||
+	    (ret = kb_store_commit(s->store)) < 0) {
+		kb_store_rollback(s->store);
+		goto out;
+	}
+	ret = 1;
+out:
 	kb_strv_clear(&env);
+	kb_buf_release(&tail);
+	free(dir);
 	free(log);
 	return ret;
 }
@@ -415,14 +436,14 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	if ((ret = t->ops->prepare(t, &s->dag.oid[node])) < 0)
 		return ret;
 	boot = next_boot(s, sha);
+	if (strcmp(s->spec.build, "none") &&
+	    (ret = run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
+		return ret < 0 ? ret : 0;
 	if ((ret = t->ops->boot(t, &s->dag.oid[node], boot)) < 0)
 		return ret;
-	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0)
-		return ret;
-	ret = run_setup(s, t, sha, boot);
-	if (ret)
-		return ret < 0 ? ret :
-			kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, "setup", 0);
+	for (size_t i = 0; i < s->spec.bench.setup.n; i++)
+		if ((ret = run_hook(s, t, sha, boot, "setup", s->spec.bench.setup.v[i])) != 0)
+			return ret < 0 ? ret : 0;
 	memset(&row, 0, sizeof(row));
 	snprintf(row.sha, sizeof(row.sha), "%s", sha);
 	row.boot = boot;
