@@ -1,0 +1,1085 @@
+#include "perf.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect.h"
+#include "stats.h"
+#include "util.h"
+
+#define NU 4.0               /* tails of the sample model */
+#define DECIDE 4.59511985    /* log(99): a probe is decided at 99:1 */
+#define CLAMP 15.0           /* no one commit's evidence counts beyond this */
+#define VERIFY_ALPHA 0.005
+#define VERIFY_BOOTS 3
+#define VERIFY_MAX_BOOTS 16
+#define MIN_SPLIT 0.02
+
+void kb_perf_params_default(struct kb_perf_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->warmup = 0;
+	p->runs_per_boot = 5;
+	p->confidence = 0.95;
+	p->alpha = 0.001;
+	p->min_cal_boots = 2;
+	p->max_cal_boots = 20;
+	p->min_probe = 5;
+	p->max_probe = 40;
+	p->max_runs = 2000;
+	p->seed = 1;
+}
+
+struct kb_perf_obs *kb_perf_obs_get(struct kb_perf_obs **obs, size_t *nobs,
+				    size_t *alloc, const char *sha, long node)
+{
+	size_t i;
+
+	for (i = 0; i < *nobs; i++)
+		if (!strcmp((*obs)[i].sha, sha))
+			return &(*obs)[i];
+	KB_ALLOC_GROW(*obs, *nobs + 1, *alloc);
+	memset(&(*obs)[*nobs], 0, sizeof(**obs));
+	snprintf((*obs)[*nobs].sha, sizeof((*obs)[*nobs].sha), "%s", sha);
+	(*obs)[*nobs].node = node;
+	return &(*obs)[(*nobs)++];
+}
+
+void kb_perf_obs_add(struct kb_perf_obs *o, int boot, int run, double value, size_t order)
+{
+	KB_ALLOC_GROW(o->s, o->n + 1, o->alloc);
+	o->s[o->n++] = (struct kb_sample){ boot, run, value };
+	if (o->n == 1)
+		o->first = order;
+	o->last = order;
+}
+
+void kb_perf_obs_free(struct kb_perf_obs *obs, size_t nobs)
+{
+	size_t i;
+
+	for (i = 0; i < nobs; i++)
+		free(obs[i].s);
+	free(obs);
+}
+
+/* The working state of one decision. */
+struct ctx {
+	const struct kb_perf_in *in;
+	int use_log;
+	int warm;            /* runs dropped after each boot, detected included */
+	int warm_detected;
+	double mu_g, mu_b, sigma;
+	size_t total;        /* samples taken */
+	json_t *warnings;
+	unsigned char *anc;  /* scratch, g->n */
+	long known;          /* a culprit already found, -1 if none */
+	double known_step;   /* its step, in z units */
+	unsigned char *known_in; /* known_in[i]: the known culprit is in node i */
+};
+
+/* A finding of one range bisection. */
+struct found {
+	long node;           /* -1: none */
+	double prob;
+	const char *parent_check, *revert_check;
+	double share, share_lo, share_hi;
+	char why[200];
+};
+
+enum { DECIDED, ACTION, NOTHING };
+
+static double zval(const struct ctx *c, double v)
+{
+	double y = c->use_log ? log(v) : v;
+
+	return c->in->p.higher_is_better ? -y : y;
+}
+
+static const struct kb_perf_obs *find(const struct ctx *c, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; sha && i < c->in->nobs; i++)
+		if (!strcmp(c->in->obs[i].sha, sha))
+			return &c->in->obs[i];
+	return NULL;
+}
+
+static const struct kb_perf_obs *find_node(const struct ctx *c, long node)
+{
+	size_t i;
+
+	for (i = 0; i < c->in->nobs; i++)
+		if (c->in->obs[i].node == node)
+			return &c->in->obs[i];
+	return NULL;
+}
+
+static int nboots(const struct kb_perf_obs *o)
+{
+	int n = 0, last = -1;
+	size_t i;
+
+	for (i = 0; o && i < o->n; i++)
+		if (o->s[i].boot != last) {
+			n++;
+			last = o->s[i].boot;
+		}
+	return n;
+}
+
+/* The steady z-values of an observation (malloc'd, count in *n). */
+static double *steady(const struct ctx *c, const struct kb_perf_obs *o, size_t *n)
+{
+	double *z = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*z));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; o && i < o->n; i++)
+		if (o->s[i].run > c->warm)
+			z[(*n)++] = zval(c, o->s[i].value);
+	return z;
+}
+
+static void warn(struct ctx *c, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void warn(struct ctx *c, const char *kind, const char *fmt, ...)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	json_t *w;
+	size_t i;
+	va_list ap;
+
+	va_start(ap, fmt);
+	kb_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	json_array_foreach(c->warnings, i, w)
+		if (!strcmp(json_string_value(json_object_get(w, "kind")), kind)) {
+			kb_buf_release(&b);
+			return;
+		}
+	json_array_append_new(c->warnings, json_pack("{s:s, s:s}", "kind", kind,
+						     "message", b.ptr));
+	kb_buf_release(&b);
+}
+
+/*
+ * Trend of the samples with the run number after a boot, on commits with
+ * enough runs: each sample's distance from its boot's median against its
+ * run number.  Returns the p-value of Spearman's test.
+ */
+static double trend_p(const struct ctx *c, int drop)
+{
+	double *x = NULL, *y = NULL, p = 1;
+	size_t n = 0, alloc = 0, i, j, k;
+
+	for (i = 0; i < c->in->nobs; i++) {
+		const struct kb_perf_obs *o = &c->in->obs[i];
+
+		for (j = 0; j < o->n;) {
+			double vals[1024];
+			size_t m = 0, start = j;
+
+			for (k = j; k < o->n && o->s[k].boot == o->s[j].boot; k++)
+				if (o->s[k].run > drop && m < 1024)
+					vals[m++] = zval(c, o->s[k].value);
+			if (m >= 4) {
+				double med = kb_median(vals, m);
+
+				for (size_t q = start; q < k; q++) {
+					if (o->s[q].run <= drop)
+						continue;
+					KB_ALLOC_GROW(x, n + 1, alloc);
+					y = kb_realloc(y, alloc * sizeof(*y));
+					x[n] = o->s[q].run;
+					y[n++] = zval(c, o->s[q].value) - med;
+				}
+			}
+			j = k;
+		}
+	}
+	if (n >= 12)
+		kb_spearman(x, y, n, &p);
+	free(x);
+	free(y);
+	return p;
+}
+
+/* Find warm-up: runs after a boot that trend.  Sets c->warm. */
+static void detect_warmup(struct ctx *c)
+{
+	int base = c->in->p.warmup, extra, max = c->in->p.runs_per_boot / 2;
+
+	c->warm = base;
+	if (c->in->p.runs_per_boot - base < 4 || trend_p(c, base) >= 1e-3)
+		return;
+	for (extra = 1; extra <= max; extra++)
+		if (trend_p(c, base + extra) > 0.05)
+			break;
+	if (extra > max)
+		extra = max;
+	c->warm = base + extra;
+	c->warm_detected = extra;
+	warn(c, "warm-up", "samples trend with the run number after each boot: the "
+	     "first %d run%s after a boot differ from the rest; they are left out "
+	     "(set \"warmup\": %d in the benchmark to do so from the start)",
+	     c->warm, c->warm == 1 ? "" : "s", c->warm);
+}
+
+static void run_action(struct kb_perf_out *out, const char *sha, const char *role,
+		       int runs, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void run_action(struct kb_perf_out *out, const char *sha, const char *role,
+		       int runs, const char *fmt, ...)
+{
+	va_list ap;
+
+	out->kind = KB_PERF_RUN;
+	snprintf(out->sha, sizeof(out->sha), "%s", sha);
+	out->role = role;
+	out->runs = runs;
+	va_start(ap, fmt);
+	vsnprintf(out->note, sizeof(out->note), fmt, ap);
+	va_end(ap);
+}
+
+/* log likelihood ratio (BAD level : GOOD level) of a commit's samples */
+static double llr_of(const struct ctx *c, const double *z, size_t n, double lo, double hi)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += kb_t_logpdf(z[i], hi, c->sigma, NU) - kb_t_logpdf(z[i], lo, c->sigma, NU);
+	return s;
+}
+
+struct probe_state {
+	double llr;
+	size_t n;
+	int decided;       /* -1 good, 1 bad, 0 open */
+	int capped;
+	int between;       /* level firmly between the two */
+};
+
+static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
+			double hi, struct probe_state *ps)
+{
+	double *z = steady(c, o, &ps->n);
+	int min = c->in->p.min_probe;
+
+	memset(ps, 0, sizeof(*ps));
+	free(z);
+	z = steady(c, o, &ps->n);
+	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
+		/* this commit has the known culprit's step already */
+		lo += c->known_step;
+		hi += c->known_step;
+	}
+	ps->llr = llr_of(c, z, ps->n, lo, hi);
+	if ((size_t)min <= ps->n) {
+		if (ps->llr >= DECIDE)
+			ps->decided = 1;
+		else if (ps->llr <= -DECIDE)
+			ps->decided = -1;
+		/* is the level firmly between GOOD and BAD? */
+		double med = kb_median(z, ps->n), se = 1.2533 * c->sigma / sqrt((double)ps->n);
+		double f_lo = (med - 2.5 * se - lo) / (hi - lo), f_hi = (med + 2.5 * se - lo) / (hi - lo);
+
+		if (ps->n >= (size_t)3 * min && f_lo > 0.25 && f_hi < 0.75)
+			ps->between = 1;
+	}
+	if (ps->n >= (size_t)c->in->p.max_probe)
+		ps->capped = 1;
+	free(z);
+}
+
+static int budget_left(const struct ctx *c)
+{
+	return (int)c->total < c->in->p.max_runs;
+}
+
+/* The steady z-values of the first 'boots' boots of an observation. */
+static double *steady_boots(const struct ctx *c, const struct kb_perf_obs *o, int boots,
+			    size_t *n)
+{
+	double *z = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*z));
+	int seen = 0, last = -1;
+	size_t i;
+
+	*n = 0;
+	for (i = 0; o && i < o->n; i++) {
+		if (o->s[i].boot != last) {
+			if (++seen > boots)
+				break;
+			last = o->s[i].boot;
+		}
+		if (o->s[i].run > c->warm)
+			z[(*n)++] = zval(c, o->s[i].value);
+	}
+	return z;
+}
+
+/* A sequential two-sample test over growing prefixes of interleaved boots:
+ * DIFFER at the first prefix where the rank tests reject at 'alpha', SAME
+ * at the first (from 'same_from' boots on) where p exceeds 'same_p', MORE
+ * when neither has happened and more boots are allowed, SAME at the cap. */
+enum { CAL_MORE, CAL_SAME, CAL_DIFFER };
+
+static int seq_test(const struct ctx *c, const struct kb_perf_obs *a,
+		    const struct kb_perf_obs *b, int min, int max, int same_from,
+		    double same_p, double alpha, double *p_out, double *eff_out)
+{
+	int have = nboots(a) < nboots(b) ? nboots(a) : nboots(b), k;
+
+	*p_out = 1;
+	*eff_out = 0;
+	for (k = min; k <= have && k <= max; k++) {
+		size_t na, nb;
+		double *za = steady_boots(c, a, k, &na), *zb = steady_boots(c, b, k, &nb);
+		double p = kb_mann_whitney_p(za, na, zb, nb), pks = kb_ks_p(za, na, zb, nb);
+
+		*eff_out = kb_median(zb, nb) - kb_median(za, na);
+		*p_out = p;
+		free(za);
+		free(zb);
+		if (p < alpha || pks < alpha / 10)
+			return CAL_DIFFER;
+		if (k >= same_from && p > same_p)
+			return CAL_SAME;
+	}
+	return have >= max ? CAL_SAME : CAL_MORE;
+}
+
+static int calibrate(const struct ctx *c, const struct kb_perf_obs *go,
+		     const struct kb_perf_obs *bo, double *p, double *eff)
+{
+	return seq_test(c, go, bo, c->in->p.min_cal_boots, c->in->p.max_cal_boots, 8, 0.5,
+			c->in->p.alpha, p, eff);
+}
+
+/*
+ * The posterior over the culprit among 'alive' given levels lo and hi:
+ * post[k] for every node (0 when not alive).  Returns the most recently
+ * measured commit of the range other than 'bad' (the current probe).
+ */
+static const struct kb_perf_obs *posterior(struct ctx *c, const unsigned char *alive,
+					   size_t bad, double lo, double hi, double *post)
+{
+	const struct kb_graph *g = c->in->g;
+	double *logp = kb_calloc(g->n, sizeof(*logp)), maxl = -INFINITY, sum = 0;
+	const struct kb_perf_obs *cur = NULL;
+	size_t i, k;
+
+	for (i = 0; i < c->in->nobs; i++) {
+		const struct kb_perf_obs *o = &c->in->obs[i];
+		struct probe_state ps;
+		double l;
+
+		if (o->node < 0 || !alive[o->node])
+			continue;
+		probe_state(c, o, lo, hi, &ps);
+		if (!ps.n)
+			continue;
+		l = fmax(-CLAMP, fmin(CLAMP, ps.llr));
+		memset(c->anc, 0, g->n);
+		kb_graph_mark_ancestors(g, (size_t)o->node, alive, c->anc, 1);
+		for (k = 0; k < g->n; k++)
+			if (c->anc[k])
+				logp[k] += l;
+		if ((size_t)o->node != bad && (!cur || o->last > cur->last))
+			cur = o;
+	}
+	for (k = 0; k < g->n; k++)
+		if (alive[k])
+			maxl = fmax(maxl, logp[k]);
+	for (k = 0; k < g->n; k++) {
+		post[k] = alive[k] ? exp(logp[k] - maxl) : 0;
+		sum += post[k];
+	}
+	for (k = 0; k < g->n; k++)
+		post[k] /= sum;
+	free(logp);
+	return cur;
+}
+
+/*
+ * Better levels: GOOD's samples with those of every commit the posterior
+ * puts firmly on the good side, BAD's with those firmly on the bad side.
+ */
+static void refine_levels(struct ctx *c, const unsigned char *alive)
+{
+	const struct kb_graph *g = c->in->g;
+	double *post = kb_calloc(g->n, sizeof(*post)), *w = kb_calloc(g->n, sizeof(*w));
+	double *zg = NULL, *zb = NULL, *res;
+	size_t ng = 0, nb = 0, ag = 0, ab = 0, i, j, n;
+	int iter;
+
+	for (iter = 0; iter < 3; iter++) {
+		posterior(c, alive, c->in->bad, c->mu_g, c->mu_b, post);
+		kb_graph_reach(g, alive, post, w);
+		ng = nb = 0;
+		for (i = 0; i < c->in->nobs; i++) {
+			const struct kb_perf_obs *o = &c->in->obs[i];
+			int side = 0;
+			double *z;
+
+			if (!strcmp(o->sha, c->in->good_sha))
+				side = -1;
+			else if (o->node == (long)c->in->bad)
+				side = 1;
+			else if (o->node >= 0 && alive[o->node] && w[o->node] < 0.1)
+				side = -1;
+			else if (o->node >= 0 && alive[o->node] && w[o->node] > 0.9)
+				side = 1;
+			if (!side)
+				continue;
+			z = steady(c, o, &n);
+			for (j = 0; j < n; j++) {
+				if (side < 0) {
+					KB_ALLOC_GROW(zg, ng + 1, ag);
+					zg[ng++] = z[j];
+				} else {
+					KB_ALLOC_GROW(zb, nb + 1, ab);
+					zb[nb++] = z[j];
+				}
+			}
+			free(z);
+		}
+		if (ng < 3 || nb < 3)
+			break;
+		c->mu_g = kb_median(zg, ng);
+		c->mu_b = kb_median(zb, nb);
+		res = kb_malloc((ng + nb) * sizeof(*res));
+		for (i = 0; i < ng; i++)
+			res[i] = zg[i] - c->mu_g;
+		for (i = 0; i < nb; i++)
+			res[ng + i] = zb[i] - c->mu_b;
+		if (kb_mad(res, ng + nb) > 0)
+			c->sigma = kb_mad(res, ng + nb);
+		free(res);
+	}
+	free(zg);
+	free(zb);
+	free(post);
+	free(w);
+}
+
+/*
+ * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
+ * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
+ * 'f' set (f->node -1 when there is no culprit), never NOTHING.
+ */
+static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
+			double lo, double hi, int do_revert, struct found *f,
+			struct kb_perf_out *out)
+{
+	const struct kb_graph *g = c->in->g;
+	const struct kb_perf_in *in = c->in;
+	double *post = kb_calloc(g->n, sizeof(*post));
+	double *w = kb_calloc(g->n, sizeof(*w)), best = 0;
+	const struct kb_perf_obs *cur;
+	struct probe_state cur_ps;
+	size_t k, nalive = 0;
+	long best_node = -1, pick = -1;
+	double pick_split = 0;
+	int ret = DECIDED;
+
+	memset(f, 0, sizeof(*f));
+	f->node = -1;
+	cur = posterior(c, alive, bad, lo, hi, post);
+	for (k = 0; k < g->n; k++) {
+		nalive += alive[k];
+		if (alive[k] && post[k] > best) {
+			best = post[k];
+			best_node = (long)k;
+		}
+	}
+	out->best_prob = best;
+	out->best_node = best_node;
+	if (best >= in->p.confidence || nalive == 1)
+		goto verify;
+	if (!budget_left(c)) {
+		snprintf(f->why, sizeof(f->why), "the run budget (%d) is spent", in->p.max_runs);
+		goto out;
+	}
+	if (cur) {
+		probe_state(c, cur, lo, hi, &cur_ps);
+		if (!cur_ps.decided && (!cur_ps.capped ||
+		    (cur->n < (size_t)(2 * in->p.max_probe) && cur->n > (size_t)in->p.max_probe))) {
+			run_action(out, cur->sha, "probe", in->p.runs_per_boot,
+				   "probe, %zu samples so far, log-odds %.1f", cur_ps.n, cur_ps.llr);
+			ret = ACTION;
+			goto out;
+		}
+		if (cur_ps.between) {
+			warn(c, "multiple", "commit %.12s measures between the GOOD and "
+			     "BAD levels: the change is spread over more than one commit",
+			     cur->sha);
+		}
+	}
+	/* a new probe: the commit that splits the posterior mass best */
+	kb_graph_reach(g, alive, post, w);
+	for (k = 0; k < g->n; k++) {
+		const struct kb_perf_obs *o;
+		struct probe_state ps;
+		double split;
+
+		if (!alive[k] || k == bad || (in->marks && in->marks[k] == 'S'))
+			continue;
+		if (in->marks && in->marks[k] == 's')
+			continue;
+		split = fmin(w[k], 1 - w[k]);
+		if (split <= pick_split)
+			continue;
+		if ((o = find_node(c, (long)k))) {
+			probe_state(c, o, lo, hi, &ps);
+			if (ps.capped)
+				continue;
+		}
+		pick = (long)k;
+		pick_split = split;
+	}
+	if (pick < 0 || pick_split < MIN_SPLIT) {
+		/* only probes at their cap are left: give the best of them
+		 * another cap's worth rather than giving up */
+		for (k = 0; k < g->n; k++) {
+			const struct kb_perf_obs *o = find_node(c, (long)k);
+			double split;
+
+			if (!alive[k] || k == bad || !o || o->n >= (size_t)(2 * in->p.max_probe) ||
+			    (in->marks && in->marks[k] == 's'))
+				continue;
+			split = fmin(w[k], 1 - w[k]);
+			if (split > pick_split) {
+				pick = (long)k;
+				pick_split = split;
+			}
+		}
+	}
+	if (pick >= 0 && pick_split >= MIN_SPLIT) {
+		run_action(out, in->node_sha[pick], "probe", in->p.runs_per_boot,
+			   "probe splitting %.0f%%/%.0f%% of the probability",
+			   100 * w[pick], 100 * (1 - w[pick]));
+		ret = ACTION;
+		goto out;
+	}
+	snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
+		 "down (the most likely, %.12s, has %.0f%%)",
+		 best_node >= 0 ? in->node_sha[best_node] : "?", 100 * best);
+	goto out;
+verify:
+	{
+		const struct kb_perf_obs *po, *co, *go = find(c, in->good_sha),
+			*bo = find(c, in->node_sha[bad]);
+		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
+		double *zp, *zc, *zg, *zb, pv, eff;
+		size_t np, nc, ng, nb;
+		int bp, bc;
+
+		f->node = best_node;
+		f->prob = best;
+		po = find(c, psha);
+		co = find(c, csha);
+		bp = nboots(po);
+		bc = nboots(co);
+		switch (seq_test(c, po, co, VERIFY_BOOTS, VERIFY_MAX_BOOTS, VERIFY_MAX_BOOTS + 1,
+				 2, VERIFY_ALPHA, &pv, &eff)) {
+		case CAL_MORE:
+			if (!budget_left(c))
+				break;
+			if (bp <= bc)
+				run_action(out, psha, "parent", in->p.runs_per_boot,
+					   "verify: the parent of the likely culprit (p=%.3g)", pv);
+			else
+				run_action(out, csha, "culprit", in->p.runs_per_boot,
+					   "verify: the likely culprit, %.0f%% (p=%.3g)",
+					   100 * best, pv);
+			ret = ACTION;
+			goto out;
+		case CAL_DIFFER:
+			break;
+		default:
+			pv = 1;
+		}
+		zp = steady(c, po, &np);
+		zc = steady(c, co, &nc);
+		f->parent_check = pv < VERIFY_ALPHA && eff > 0 ? "pass" : "fail";
+		zg = steady(c, go, &ng);
+		zb = steady(c, bo, &nb);
+		f->share = eff / (hi - lo);
+		if (zg && zb)
+			kb_share_ci(zg, ng, zb, nb, zp, np, zc, nc, 0.90, 300,
+				    in->p.seed + (uint64_t)best_node, &f->share_lo, &f->share_hi);
+		if (lo != c->mu_g || hi != c->mu_b) {
+			/* a sub-range: its share of the whole change */
+			f->share = eff / (c->mu_b - c->mu_g);
+		}
+		free(zg);
+		free(zb);
+		free(zp);
+		free(zc);
+		f->revert_check = "n/a";
+		if (do_revert) {
+			const struct kb_perf_obs *ro;
+
+			if (!in->revert_of || strcmp(in->revert_of, csha)) {
+				out->kind = KB_PERF_REVERT;
+				snprintf(out->sha, sizeof(out->sha), "%s", csha);
+				snprintf(out->note, sizeof(out->note),
+					 "verify: revert the likely culprit on top of BAD");
+				ret = ACTION;
+				goto out;
+			}
+			if (*in->revert_sha) {
+				double rec;
+
+				ro = find(c, in->revert_sha);
+				switch (seq_test(c, ro, bo, VERIFY_BOOTS, VERIFY_MAX_BOOTS,
+						 VERIFY_MAX_BOOTS, 2, VERIFY_ALPHA, &pv, &rec)) {
+				case CAL_MORE:
+					if (!budget_left(c))
+						break;
+					if (nboots(ro) <= nboots(bo))
+						run_action(out, in->revert_sha, "revert",
+							   in->p.runs_per_boot, "verify: BAD with "
+							   "the culprit reverted (p=%.3g)", pv);
+					else
+						run_action(out, in->node_sha[bad], "bad",
+							   in->p.runs_per_boot, "verify: BAD, beside "
+							   "its revert (p=%.3g)", pv);
+					ret = ACTION;
+					goto out;
+				case CAL_DIFFER:
+					break;
+				default:
+					pv = 1;
+				}
+				/* rec: how much worse BAD is than the revert */
+				f->revert_check = pv < VERIFY_ALPHA &&
+					rec >= 0.25 * f->share * (c->mu_b - c->mu_g) ? "pass" : "fail";
+			}
+		}
+	}
+out:
+	free(post);
+	free(w);
+	return ret;
+}
+
+static json_t *level_row(const struct ctx *c, const char *label, const char *sha,
+			 double base_mean)
+{
+	const struct kb_perf_obs *o = find(c, sha);
+	double *v = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*v)), mean, sd;
+	size_t n = 0, i;
+	json_t *r;
+
+	for (i = 0; o && i < o->n; i++)
+		if (o->s[i].run > c->warm)
+			v[n++] = o->s[i].value;
+	mean = kb_mean(v, n);
+	sd = kb_stddev(v, n);
+	r = json_pack("{s:s, s:s, s:i}", "label", label, "commit", sha ? sha : "", "n", (int)n);
+	if (n) {
+		json_object_set_new(r, "mean", json_real(mean));
+		json_object_set_new(r, "stddev_pct", json_real(n > 1 && mean ? 100 * sd / fabs(mean) : 0));
+		if (base_mean && !isnan(base_mean))
+			json_object_set_new(r, "change_pct", json_real(100 * (mean / base_mean - 1)));
+	}
+	free(v);
+	return r;
+}
+
+static double raw_mean(const struct ctx *c, const char *sha)
+{
+	const struct kb_perf_obs *o = find(c, sha);
+	double s = 0;
+	size_t n = 0, i;
+
+	for (i = 0; o && i < o->n; i++)
+		if (o->s[i].run > c->warm) {
+			s += o->s[i].value;
+			n++;
+		}
+	return n ? s / (double)n : NAN;
+}
+
+/* The samples and decision of every measured commit, in the order met. */
+static json_t *steps_json(const struct ctx *c)
+{
+	json_t *steps = json_array();
+	size_t i, j;
+
+	for (i = 0; i < c->in->nobs; i++) {
+		const struct kb_perf_obs *o = &c->in->obs[i];
+		struct probe_state ps;
+		json_t *samples = json_array(), *st;
+		const char *decision = "unknown", *role = "probe";
+
+		for (j = 0; j < o->n; j++)
+			json_array_append_new(samples, json_real(o->s[j].value));
+		if (!strcmp(o->sha, c->in->good_sha)) {
+			role = "good";
+			decision = "good";
+		} else if (o->node == (long)c->in->bad) {
+			role = "bad";
+			decision = "bad";
+		} else if (c->in->revert_sha && !strcmp(o->sha, c->in->revert_sha)) {
+			role = "revert";
+		} else if (o->node < 0) {
+			role = "parent";
+		}
+		if (!strcmp(role, "probe") || !strcmp(role, "revert") || !strcmp(role, "parent")) {
+			probe_state(c, o, c->mu_g, c->mu_b, &ps);
+			decision = ps.llr >= DECIDE ? "bad" : ps.llr <= -DECIDE ? "good" : "unknown";
+		}
+		st = json_pack("{s:s, s:s, s:s, s:o, s:i}", "commit", o->sha, "role", role,
+			       "decision", decision, "samples", samples, "boots", nboots(o));
+		json_array_append_new(steps, st);
+	}
+	return steps;
+}
+
+static json_t *culprit_json(const struct ctx *c, const struct found *f)
+{
+	const struct kb_perf_in *in = c->in;
+	const char *sha = in->node_sha[f->node], *psha = in->parent_sha[f->node];
+	double pm = raw_mean(c, psha), cm = raw_mean(c, sha), lo, hi;
+	const struct kb_perf_obs *po = find(c, psha), *co = find(c, sha);
+	double *zp, *zc;
+	size_t np, nc;
+	json_t *j;
+
+	zp = steady(c, po, &np);
+	zc = steady(c, co, &nc);
+	kb_diff_ci(zp, np, zc, nc, 0.90, 300, in->p.seed, &lo, &hi);
+	free(zp);
+	free(zc);
+	if (in->p.higher_is_better) {
+		double t = -lo;
+
+		lo = -hi;
+		hi = t;
+	}
+	if (c->use_log) {
+		lo = 100 * (exp(lo) - 1);
+		hi = 100 * (exp(hi) - 1);
+	} else {
+		lo = 100 * lo / fabs(pm);
+		hi = 100 * hi / fabs(pm);
+	}
+	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:f, s:[f, f], s:{s:s, s:s, s:s, s:s}}",
+		      "commit", sha, "parent", psha, "probability", f->prob,
+		      "delta_pct", 100 * (cm / pm - 1), "delta_ci_pct", lo, hi,
+		      "explained", f->share, "explained_ci", f->share_lo, f->share_hi,
+		      "checks", "parent_vs_culprit", f->parent_check,
+		      "revert", f->revert_check, "rebuild", "n/a",
+		      "warm_up", c->warm_detected ? "warning" : "pass");
+	return j;
+}
+
+static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
+		   json_t *culprits, const char *why)
+{
+	const struct kb_perf_in *in = c->in;
+	json_t *v, *table = json_array();
+	double gm = raw_mean(c, in->good_sha);
+
+	json_array_append_new(table, level_row(c, "good", in->good_sha, gm));
+	if (json_array_size(culprits)) {
+		json_t *first = json_array_get(culprits, 0);
+
+		json_array_append_new(table, level_row(c, "parent",
+			json_string_value(json_object_get(first, "parent")), gm));
+		json_array_append_new(table, level_row(c, "culprit",
+			json_string_value(json_object_get(first, "commit")), gm));
+		if (json_array_size(culprits) > 1) {
+			json_t *second = json_array_get(culprits, 1);
+
+			json_array_append_new(table, level_row(c, "parent2",
+				json_string_value(json_object_get(second, "parent")), gm));
+			json_array_append_new(table, level_row(c, "culprit2",
+				json_string_value(json_object_get(second, "commit")), gm));
+		}
+	}
+	json_array_append_new(table, level_row(c, "bad", in->node_sha[in->bad], gm));
+	v = json_pack("{s:s, s:o, s:O, s:o, s:o, s:i, s:i, s:f}",
+		      "verdict", verdict, "culprits", culprits, "warnings", c->warnings,
+		      "table", table, "steps", steps_json(c), "runs_total", (int)c->total,
+		      "warmup_used", c->warm, "noise_pct",
+		      c->use_log ? 100 * (exp(c->sigma) - 1) : c->sigma);
+	if (why)
+		json_object_set_new(v, "reason", json_string(why));
+	out->kind = KB_PERF_DONE;
+	out->verdict = v;
+	snprintf(out->note, sizeof(out->note), "%s", verdict);
+}
+
+/* Is there a change left before the culprit's parent or after it? */
+static int residual(const struct ctx *c, const struct found *f)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_perf_obs *po = find(c, in->parent_sha[f->node]),
+		*co = find(c, in->node_sha[f->node]), *go = find(c, in->good_sha),
+		*bo = find(c, in->node_sha[in->bad]);
+	double *zp, *zc, *zg, *zb;
+	size_t np, nc, ng, nb;
+	int r;
+
+	if (po == go)
+		po = NULL;
+	zp = steady(c, po, &np);
+	zc = steady(c, co, &nc);
+	zg = steady(c, go, &ng);
+	zb = steady(c, bo, &nb);
+	r = (nc >= 5 && nb >= 5 && kb_mann_whitney_p(zc, nc, zb, nb) < VERIFY_ALPHA &&
+	     kb_median(zb, nb) > kb_median(zc, nc)) ||
+	    (np >= 5 && ng >= 5 && kb_mann_whitney_p(zg, ng, zp, np) < VERIFY_ALPHA &&
+	     kb_median(zp, np) > kb_median(zg, ng));
+	free(zp);
+	free(zc);
+	free(zg);
+	free(zb);
+	return r;
+}
+
+/*
+ * The rest of the change, when a culprit explains only part of it: a second
+ * culprit anywhere in the range, with the first one's step added to every
+ * commit that contains it (steps add up, also across merges).
+ */
+static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *alive_main,
+			  struct found *f2, struct kb_perf_out *out)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_graph *g = in->g;
+	const struct kb_perf_obs *po = find(c, in->parent_sha[f->node]),
+		*co = find(c, in->node_sha[f->node]);
+	double *zp, *zc, step;
+	size_t np, nc, k;
+	unsigned char *alive = kb_calloc(g->n, 1);
+	int ret = NOTHING;
+
+	zp = steady(c, po, &np);
+	zc = steady(c, co, &nc);
+	step = kb_median(zc, nc) - kb_median(zp, np);
+	free(zp);
+	free(zc);
+	if (step <= 0 || step >= c->mu_b - c->mu_g) {
+		free(alive);
+		return NOTHING;
+	}
+	c->known = f->node;
+	c->known_step = step;
+	c->known_in = kb_calloc(g->n, 1);
+	for (k = 0; k < g->n; k++) {
+		memset(c->anc, 0, g->n);
+		kb_graph_mark_ancestors(g, k, NULL, c->anc, 1);
+		c->known_in[k] = c->anc[f->node];
+		alive[k] = alive_main[k] && k != (size_t)f->node;
+	}
+	ret = bisect_range(c, alive, in->bad, c->mu_g, c->mu_b - step, 0, f2, out);
+	free(c->known_in);
+	c->known_in = NULL;
+	c->known = -1;
+	free(alive);
+	return ret;
+}
+
+int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
+{
+	struct ctx c;
+	const struct kb_perf_obs *go, *bo;
+	double *zg = NULL, *zb = NULL, pmw, eff, *res;
+	size_t ng, nb, i, j, n;
+	int bg, bb, ret = 0, r;
+	unsigned char *alive = NULL;
+	char *marks;
+	struct found f, f2;
+
+	memset(out, 0, sizeof(*out));
+	memset(&c, 0, sizeof(c));
+	c.in = in;
+	c.use_log = 1;
+	c.warnings = json_array();
+	c.anc = kb_calloc(in->g->n ? in->g->n : 1, 1);
+	c.known = -1;
+	for (i = 0; i < in->nobs; i++) {
+		c.total += in->obs[i].n;
+		for (j = 0; j < in->obs[i].n; j++)
+			if (!(in->obs[i].s[j].value > 0))
+				c.use_log = 0;
+	}
+	go = find(&c, in->good_sha);
+	bo = find(&c, in->node_sha[in->bad]);
+	bg = nboots(go);
+	bb = nboots(bo);
+	/* 1. calibrate */
+	if (bg < in->p.min_cal_boots || bb < in->p.min_cal_boots) {
+		if (bg <= bb)
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "calibrate: GOOD, boot %d", bg + 1);
+		else
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "calibrate: BAD, boot %d", bb + 1);
+		goto out;
+	}
+	detect_warmup(&c);
+	zg = steady(&c, go, &ng);
+	zb = steady(&c, bo, &nb);
+	if (ng < 3 || nb < 3) {
+		finish(&c, out, "inconclusive", json_array(),
+		       "too few samples after the warm-up runs: raise runs_per_boot");
+		goto out;
+	}
+	switch (calibrate(&c, go, bo, &pmw, &eff)) {
+	case CAL_MORE:
+		if (!budget_left(&c))
+			goto no_difference;
+		if (bg <= bb)
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
+		else
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
+		goto out;
+	case CAL_SAME:
+no_difference:
+		finish(&c, out, "no-regression", json_array(),
+		       "GOOD and BAD do not differ");
+		goto out;
+	default:
+		break;
+	}
+	c.mu_g = kb_median(zg, ng);
+	c.mu_b = kb_median(zb, nb);
+	eff = c.mu_b - c.mu_g;
+	res = kb_malloc((ng + nb) * sizeof(*res));
+	for (i = 0; i < ng; i++)
+		res[i] = zg[i] - c.mu_g;
+	for (i = 0; i < nb; i++)
+		res[ng + i] = zb[i] - c.mu_b;
+	c.sigma = kb_mad(res, ng + nb);
+	if (!(c.sigma > 0))
+		c.sigma = kb_stddev(res, ng + nb);
+	if (!(c.sigma > 0))
+		c.sigma = fmax(fabs(eff) / 20, 1e-9);
+	free(res);
+	if (eff <= 0) {
+		finish(&c, out, "no-regression", json_array(),
+		       "BAD measures better than GOOD");
+		goto out;
+	}
+	if (c.sigma > eff)
+		warn(&c, "noisy", "the run-to-run noise (%.2g) is larger than the change "
+		     "(%.2g): many runs are needed", c.sigma, eff);
+	/* 2-4. bisect the range, verify */
+	alive = kb_calloc(in->g->n, 1);
+	marks = kb_calloc(in->g->n, 1);
+	for (i = 0; in->marks && i < in->g->n; i++)
+		marks[i] = in->marks[i] == 's' ? 0 : in->marks[i];
+	kb_bisect_alive(in->g, in->bad, marks, alive, &n);
+	free(marks);
+	if (c.mu_b > c.mu_g)
+		refine_levels(&c, alive);
+	r = bisect_range(&c, alive, in->bad, c.mu_g, c.mu_b, 1, &f, out);
+	if (r == ACTION)
+		goto out;
+	if (f.node < 0) {
+		finish(&c, out, "inconclusive", json_array(), f.why);
+		goto out;
+	}
+	/* a culprit; does it explain the whole change? */
+	json_t *culprits = json_array();
+
+	json_array_append_new(culprits, culprit_json(&c, &f));
+	if (!strcmp(f.parent_check, "fail")) {
+		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, but measured "
+		     "directly against its parent the step is not significant",
+		     in->node_sha[f.node], 100 * f.prob);
+		finish(&c, out, "inconclusive", culprits, "the likely culprit failed its check");
+		goto out;
+	}
+	if (!strcmp(f.revert_check, "fail")) {
+		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, but BAD "
+		     "with it reverted does not measure better", in->node_sha[f.node],
+		     100 * f.prob);
+		finish(&c, out, "inconclusive", culprits, "reverting the likely culprit "
+		       "does not recover");
+		goto out;
+	}
+	if (f.share_hi < 0.75 || residual(&c, &f)) {
+		r = rest_of_change(&c, &f, alive, &f2, out);
+		if (r == ACTION) {
+			json_decref(culprits);
+			goto out;
+		}
+		if (r == DECIDED && f2.node >= 0 && !strcmp(f2.parent_check, "pass")) {
+			json_array_append_new(culprits, culprit_json(&c, &f2));
+			warn(&c, "multiple", "the change is spread over %zu commits",
+			     json_array_size(culprits));
+		} else {
+			warn(&c, "partial", "the culprit explains %.0f%% (%.0f%%..%.0f%%) of "
+			     "the change from GOOD to BAD: more than one commit is involved",
+			     100 * f.share, 100 * f.share_lo, 100 * f.share_hi);
+		}
+	}
+	/* 5. the endpoints once more, to see drift */
+	{
+		const struct kb_perf_obs *co = find(&c, in->node_sha[f.node]);
+		int last_good_late = go->last > co->first, last_bad_late = bo->last > co->first;
+
+		if (!last_good_late && budget_left(&c)) {
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "measure GOOD again, to see drift");
+			json_decref(culprits);
+			goto out;
+		}
+		if (!last_bad_late && budget_left(&c)) {
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "measure BAD again, to see drift");
+			json_decref(culprits);
+			goto out;
+		}
+		for (int e = 0; e < 2; e++) {
+			const struct kb_perf_obs *o = e ? bo : go;
+			double early[4096], late[4096];
+			size_t ne = 0, nl = 0;
+			int lastboot = o->s[o->n - 1].boot, firstboot = o->s[0].boot;
+
+			for (i = 0; i < o->n; i++) {
+				if (o->s[i].run <= c.warm)
+					continue;
+				if (o->s[i].boot == lastboot && ne < 4096 && nl < 4096)
+					late[nl++] = zval(&c, o->s[i].value);
+				else if (o->s[i].boot != lastboot && o->s[i].boot >= firstboot &&
+					 ne < 4096)
+					early[ne++] = zval(&c, o->s[i].value);
+			}
+			if (ne >= 3 && nl >= 3 &&
+			    kb_mann_whitney_p(early, ne, late, nl) < in->p.alpha &&
+			    fabs(kb_median(late, nl) - kb_median(early, ne)) > 0.5 * eff)
+				warn(&c, "drift", "%s measured again at the end differs from "
+				     "its first measurements: the machine drifted", e ? "BAD" : "GOOD");
+		}
+	}
+	finish(&c, out, json_array_size(culprits) > 1 ? "multiple" : "culprit", culprits, NULL);
+out:
+	out->level_good = c.mu_g;
+	out->level_bad = c.mu_b;
+	out->noise = c.sigma;
+	out->warmup_used = c.warm;
+	if (ret == 0 && out->kind == KB_PERF_DONE && !out->verdict)
+		ret = kb_error(KB_ERROR, "no verdict");
+	json_decref(c.warnings);
+	free(alive);
+	free(zg);
+	free(zb);
+	free(c.anc);
+	return ret;
+}

@@ -1,0 +1,112 @@
+/*
+ * perf.h - performance bisection: a pure function from every sample taken
+ * so far to the next thing to measure, or to a verdict.
+ *
+ * The model: the benchmark's level (log of the metric, signed so that
+ * larger is worse) is the GOOD level before a culprit and the BAD level
+ * from it on; samples scatter around the level with heavy tails (Student
+ * t).  The steps:
+ *
+ *  1. Calibrate: GOOD and BAD, interleaved, over at least two boots each,
+ *     until a rank test (Mann-Whitney, with Kolmogorov-Smirnov beside it)
+ *     tells them apart at 'alpha', or says they do not differ.
+ *  2. Probe: a posterior over "commit k is the culprit" for every candidate
+ *     of the range, updated with the likelihood of every sample; probe the
+ *     commit that splits the posterior mass best, sampling it boot after
+ *     boot until its likelihood ratio is decisive (a sequential test) or
+ *     its cap is reached ("unknown").
+ *  3. Stop when one commit holds 'confidence' of the posterior.
+ *  4. Verify: parent and culprit interleaved, the share of GOOD->BAD that
+ *     their step explains (bootstrap interval), the culprit reverted on top
+ *     of BAD; a partial share starts a search for the rest of the change.
+ *  5. Warm-up (samples that trend with the run number after a boot) is
+ *     detected and the affected runs dropped; endpoints are measured again
+ *     at the end and drift is reported.
+ *
+ * Samples of verification runs feed the posterior too, so a culprit whose
+ * direct measurement disagrees loses its probability and probing resumes.
+ */
+#ifndef KB_PERF_H
+#define KB_PERF_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "graph.h"
+
+struct kb_sample {
+	int boot, run;
+	double value;
+};
+
+/* Every sample of one commit, in the order taken. */
+struct kb_perf_obs {
+	char sha[41];
+	long node;            /* graph node, -1 outside the range */
+	struct kb_sample *s;
+	size_t n, alloc;
+	size_t first, last;   /* order of its first and latest sample */
+};
+
+struct kb_perf_params {
+	int higher_is_better;
+	int warmup;           /* runs dropped after each boot, as configured */
+	int runs_per_boot;
+	double confidence;    /* 0.95 */
+	double alpha;         /* calibration test level, 0.001 */
+	int min_cal_boots;    /* 2 */
+	int max_cal_boots;    /* 6 */
+	int min_probe;        /* samples before a probe may be decided, 5 */
+	int max_probe;        /* samples after which a probe is unknown, 40 */
+	int max_runs;         /* a budget for the whole session */
+	uint64_t seed;
+};
+
+void kb_perf_params_default(struct kb_perf_params *p);
+
+struct kb_perf_in {
+	const struct kb_graph *g;
+	size_t bad;                       /* node of BAD */
+	const char (*node_sha)[41];       /* per node */
+	const char (*parent_sha)[41];     /* first parent of each node */
+	const char *good_sha;
+	const char *marks;                /* hard marks per node (kb_mark), or NULL */
+	const struct kb_perf_obs *obs;
+	size_t nobs;
+	/* the revert of a culprit on top of BAD, once made: */
+	const char *revert_of;            /* culprit sha, or NULL */
+	const char *revert_sha;           /* its revert, "" if it does not apply */
+	struct kb_perf_params p;
+};
+
+enum kb_perf_kind {
+	KB_PERF_RUN,     /* boot 'sha' and run the benchmark 'runs' times */
+	KB_PERF_REVERT,  /* make the revert of 'sha' on BAD, then ask again */
+	KB_PERF_DONE,    /* 'verdict' holds the result */
+};
+
+struct kb_perf_out {
+	enum kb_perf_kind kind;
+	char sha[41];
+	int runs;
+	const char *role;   /* "good", "bad", "probe", "parent", "culprit", "revert" */
+	char note[256];     /* why, for progress lines */
+	double best_prob;   /* the posterior's largest mass, and where */
+	long best_node;
+	double level_good, level_bad, noise; /* z levels and noise in use */
+	int warmup_used;
+	json_t *verdict;    /* DONE: verdict, culprits, warnings, table, steps */
+};
+
+/* Decide; out->verdict must be released with json_decref when set. */
+int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out);
+
+/* Add a sample to an observation list (grows 'obs'). */
+struct kb_perf_obs *kb_perf_obs_get(struct kb_perf_obs **obs, size_t *nobs,
+				    size_t *alloc, const char *sha, long node);
+void kb_perf_obs_add(struct kb_perf_obs *o, int boot, int run, double value,
+		     size_t order);
+void kb_perf_obs_free(struct kb_perf_obs *obs, size_t nobs);
+
+#endif

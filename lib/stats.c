@@ -1,0 +1,331 @@
+#include "stats.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double *sorted_copy(const double *v, size_t n)
+{
+	double *s = kb_malloc((n ? n : 1) * sizeof(*s));
+
+	memcpy(s, v, n * sizeof(*s));
+	qsort(s, n, sizeof(*s), cmp_double);
+	return s;
+}
+
+double kb_quantile(const double *v, size_t n, double q)
+{
+	double *s, pos, r;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	s = sorted_copy(v, n);
+	pos = q * (double)(n - 1);
+	i = (size_t)pos;
+	r = i + 1 < n ? s[i] + (pos - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
+	free(s);
+	return r;
+}
+
+double kb_median(const double *v, size_t n)
+{
+	return kb_quantile(v, n, 0.5);
+}
+
+double kb_mad(const double *v, size_t n)
+{
+	double m = kb_median(v, n), *d, r;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	d = kb_malloc(n * sizeof(*d));
+	for (i = 0; i < n; i++)
+		d[i] = fabs(v[i] - m);
+	r = 1.4826 * kb_median(d, n);
+	free(d);
+	return r;
+}
+
+double kb_mean(const double *v, size_t n)
+{
+	double s = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : NAN;
+}
+
+double kb_stddev(const double *v, size_t n)
+{
+	double m = kb_mean(v, n), s = 0;
+	size_t i;
+
+	if (n < 2)
+		return NAN;
+	for (i = 0; i < n; i++)
+		s += (v[i] - m) * (v[i] - m);
+	return sqrt(s / (double)(n - 1));
+}
+
+double kb_normal_cdf(double x)
+{
+	return 0.5 * erfc(-x / M_SQRT2);
+}
+
+struct ranked {
+	double v;
+	int group;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	return cmp_double(&((const struct ranked *)a)->v, &((const struct ranked *)b)->v);
+}
+
+/* Ranks with ties averaged; returns the tie correction sum (t^3 - t). */
+static double rank_all(struct ranked *r, size_t n, double *rank)
+{
+	size_t i = 0, j, k;
+	double ties = 0;
+
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	while (i < n) {
+		for (j = i + 1; j < n && r[j].v == r[i].v; j++)
+			;
+		for (k = i; k < j; k++)
+			rank[k] = (double)(i + j + 1) / 2.0;
+		ties += pow((double)(j - i), 3) - (double)(j - i);
+		i = j;
+	}
+	return ties;
+}
+
+/* Exact two-sided p for small samples without ties: count rank sums. */
+static double mw_exact(size_t na, size_t nb, double u)
+{
+	/* f[k][s]: ways to pick k of the first m ranks with sum s */
+	size_t n = na + nb, maxs = na * n, m, k, s;
+	double *f = kb_calloc((na + 1) * (maxs + 1), sizeof(*f)), total = 0, le = 0, ge = 0;
+	double umin = (double)na * (double)(na + 1) / 2.0;
+
+	f[0] = 1;
+	for (m = 1; m <= n; m++)
+		for (k = m < na ? m : na; k >= 1; k--)
+			for (s = maxs; s >= m; s--)
+				f[k * (maxs + 1) + s] += f[(k - 1) * (maxs + 1) + s - m];
+	for (s = 0; s <= maxs; s++) {
+		double w = f[na * (maxs + 1) + s], us = (double)s - umin;
+
+		total += w;
+		if (us <= u + 1e-9)
+			le += w;
+		if (us >= u - 1e-9)
+			ge += w;
+	}
+	free(f);
+	return fmin(1.0, 2.0 * fmin(le, ge) / total);
+}
+
+double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb, i;
+	struct ranked *r;
+	double *rank, ra = 0, u, mu, var, ties, z;
+
+	if (!na || !nb)
+		return 1.0;
+	r = kb_malloc(n * sizeof(*r));
+	rank = kb_malloc(n * sizeof(*rank));
+	for (i = 0; i < na; i++)
+		r[i] = (struct ranked){ a[i], 0 };
+	for (i = 0; i < nb; i++)
+		r[na + i] = (struct ranked){ b[i], 1 };
+	ties = rank_all(r, n, rank);
+	for (i = 0; i < n; i++)
+		if (r[i].group == 0)
+			ra += rank[i];
+	free(r);
+	free(rank);
+	u = ra - (double)na * (double)(na + 1) / 2.0;
+	if (na <= 8 && nb <= 8 && ties == 0)
+		return mw_exact(na, nb, u);
+	mu = (double)na * (double)nb / 2.0;
+	var = (double)na * (double)nb / 12.0 *
+	      ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+	if (var <= 0)
+		return 1.0;
+	z = (fabs(u - mu) - 0.5) / sqrt(var);
+	if (z < 0)
+		z = 0;
+	return fmin(1.0, 2.0 * (1.0 - kb_normal_cdf(z)));
+}
+
+double kb_ks_p(const double *a, size_t na, const double *b, size_t nb)
+{
+	double *sa, *sb, d = 0, en, lambda, p = 0;
+	size_t i = 0, j = 0;
+	int k;
+
+	if (!na || !nb)
+		return 1.0;
+	sa = sorted_copy(a, na);
+	sb = sorted_copy(b, nb);
+	while (i < na && j < nb) {
+		double x = sa[i] < sb[j] ? sa[i] : sb[j];
+
+		while (i < na && sa[i] == x)
+			i++;
+		while (j < nb && sb[j] == x)
+			j++;
+		d = fmax(d, fabs((double)i / (double)na - (double)j / (double)nb));
+	}
+	free(sa);
+	free(sb);
+	en = sqrt((double)na * (double)nb / (double)(na + nb));
+	lambda = (en + 0.12 + 0.11 / en) * d;
+	if (lambda < 0.2)
+		return 1.0;
+	for (k = 1; k <= 100; k++)
+		p += 2.0 * ((k & 1) ? 1 : -1) * exp(-2.0 * lambda * lambda * k * k);
+	return fmin(1.0, fmax(0.0, p));
+}
+
+double kb_spearman(const double *x, const double *y, size_t n, double *p)
+{
+	struct ranked *r = kb_malloc((n ? n : 1) * sizeof(*r));
+	double *rx = kb_malloc((n ? n : 1) * sizeof(*rx)), *ry = kb_malloc((n ? n : 1) * sizeof(*ry));
+	double *tmp = kb_malloc((n ? n : 1) * sizeof(*tmp));
+	double mx, my, sxy = 0, sxx = 0, syy = 0, rho, t;
+	size_t i;
+
+	/* rank x, keeping the index in 'group' */
+	for (i = 0; i < n; i++)
+		r[i] = (struct ranked){ x[i], (int)i };
+	rank_all(r, n, tmp);
+	for (i = 0; i < n; i++)
+		rx[r[i].group] = tmp[i];
+	for (i = 0; i < n; i++)
+		r[i] = (struct ranked){ y[i], (int)i };
+	rank_all(r, n, tmp);
+	for (i = 0; i < n; i++)
+		ry[r[i].group] = tmp[i];
+	mx = kb_mean(rx, n);
+	my = kb_mean(ry, n);
+	for (i = 0; i < n; i++) {
+		sxy += (rx[i] - mx) * (ry[i] - my);
+		sxx += (rx[i] - mx) * (rx[i] - mx);
+		syy += (ry[i] - my) * (ry[i] - my);
+	}
+	rho = sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+	if (p) {
+		if (n < 4 || fabs(rho) >= 1) {
+			*p = n < 4 ? 1.0 : 0.0;
+		} else {
+			/* t with n - 2 degrees of freedom, normal for the tail */
+			t = rho * sqrt((double)(n - 2) / (1 - rho * rho));
+			*p = 2.0 * (1.0 - kb_normal_cdf(fabs(t) * (1 - 1.0 / (4.0 * (double)n))));
+		}
+	}
+	free(r);
+	free(rx);
+	free(ry);
+	free(tmp);
+	return rho;
+}
+
+double kb_t_logpdf(double x, double mu, double s, double nu)
+{
+	double z = (x - mu) / s;
+
+	return lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * log(nu * M_PI) - log(s) -
+	       (nu + 1) / 2 * log1p(z * z / nu);
+}
+
+uint64_t kb_rand_next(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+double kb_rand_unit(uint64_t *state)
+{
+	return (double)(kb_rand_next(state) >> 11) / 9007199254740992.0;
+}
+
+double kb_rand_normal(uint64_t *state)
+{
+	double u1 = kb_rand_unit(state), u2 = kb_rand_unit(state);
+
+	if (u1 < 1e-300)
+		u1 = 1e-300;
+	return sqrt(-2.0 * log(u1)) * cos(2.0 * M_PI * u2);
+}
+
+static double resampled_median(const double *v, size_t n, double *buf, uint64_t *st)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = v[kb_rand_next(st) % n];
+	return kb_median(buf, n);
+}
+
+static void interval(double *vals, int reps, double level, double *lo, double *hi)
+{
+	qsort(vals, (size_t)reps, sizeof(*vals), cmp_double);
+	*lo = vals[(int)floor((1 - level) / 2 * (reps - 1))];
+	*hi = vals[(int)ceil((1 + level) / 2 * (reps - 1))];
+}
+
+void kb_share_ci(const double *g, size_t ng, const double *b, size_t nb,
+		 const double *p, size_t np, const double *c, size_t nc,
+		 double level, int reps, uint64_t seed, double *lo, double *hi)
+{
+	size_t max = ng > nb ? ng : nb;
+	double *buf, *vals = kb_malloc((size_t)reps * sizeof(*vals));
+	uint64_t st = seed;
+	int i;
+
+	max = max > np ? max : np;
+	max = max > nc ? max : nc;
+	buf = kb_malloc((max ? max : 1) * sizeof(*buf));
+	for (i = 0; i < reps; i++) {
+		double total = resampled_median(b, nb, buf, &st) - resampled_median(g, ng, buf, &st);
+		double step = resampled_median(c, nc, buf, &st) - resampled_median(p, np, buf, &st);
+
+		vals[i] = total != 0 ? step / total : 0;
+	}
+	interval(vals, reps, level, lo, hi);
+	free(buf);
+	free(vals);
+}
+
+void kb_diff_ci(const double *a, size_t na, const double *b, size_t nb,
+		double level, int reps, uint64_t seed, double *lo, double *hi)
+{
+	double *buf = kb_malloc(((na > nb ? na : nb) + 1) * sizeof(*buf));
+	double *vals = kb_malloc((size_t)reps * sizeof(*vals));
+	uint64_t st = seed;
+	int i;
+
+	for (i = 0; i < reps; i++)
+		vals[i] = resampled_median(b, nb, buf, &st) - resampled_median(a, na, buf, &st);
+	interval(vals, reps, level, lo, hi);
+	free(buf);
+	free(vals);
+}

@@ -1,0 +1,69 @@
+/*
+ * The simulation suite: per scenario, the rate of exact culprits, of
+ * confident wrong culprits, and the mean number of runs, for kbisect and
+ * for a plain bisection with k = 1 and k = 5 runs per commit.
+ *
+ *   bench-sim [TRIALS] [SCENARIO-SUBSTRING]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sim.h"
+
+static const struct sim_scenario scenarios[] = {
+	{ "5% step, 3% lognormal noise", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5 },
+	{ "3% step, 3% noise, 5% outliers at 3x", 200, { 0.03 }, 1, 0.03, NOISE_OUTLIERS, 5 },
+	{ "no change, 3% noise", 200, { 0 }, 0, 0.03, NOISE_LOGNORMAL, 5 },
+	{ "3% + 2% steps, 1% noise", 200, { 0.03, 0.02 }, 2, 0.01, NOISE_LOGNORMAL, 5 },
+	{ "warm-up on the good side only", 200, { 0.05 }, 0, 0.01, NOISE_WARMUP, 10 },
+	{ "10% step, 5% noise", 200, { 0.10 }, 1, 0.05, NOISE_LOGNORMAL, 5 },
+	{ "1% step, 1% noise", 200, { 0.01 }, 1, 0.01, NOISE_LOGNORMAL, 5 },
+	{ "5% step, 3% noise, drift", 200, { 0.05 }, 1, 0.03, NOISE_DRIFT, 5 },
+	{ "5% step, bimodal 2% noise", 200, { 0.05 }, 1, 0.02, NOISE_BIMODAL, 5 },
+};
+
+int main(int argc, char **argv)
+{
+	int trials = argc > 1 ? atoi(argv[1]) : 100;
+	size_t s;
+
+	printf("%-40s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n", "scenario",
+	       "exact", "wrong", "runs", "warn", "k1 exact", "k1 wrong", "k1 runs",
+	       "k5 exact", "k5 wrong", "k5 runs");
+	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
+		const struct sim_scenario *sc = &scenarios[s];
+		double ok = 0, wrong = 0, runs = 0, warned = 0, n1[3] = { 0 }, n5[3] = { 0 };
+		int t;
+
+		if (argc > 2 && !strstr(sc->name, argv[2]))
+			continue;
+		for (t = 0; t < trials; t++) {
+			struct sim_result r;
+
+			sim_trial(sc, (uint64_t)t + 1, &r);
+			ok += r.verdict_ok;
+			wrong += r.wrong_confident;
+			runs += r.runs;
+			warned += sc->model == NOISE_WARMUP ? r.warmup_warned :
+				  sc->neffects > 1 ? r.partial_or_multiple : 0;
+			sim_naive(sc, (uint64_t)t + 1, 1, &r);
+			n1[0] += r.verdict_ok;
+			n1[1] += r.wrong_confident;
+			n1[2] += r.runs;
+			sim_naive(sc, (uint64_t)t + 1, 5, &r);
+			n5[0] += r.verdict_ok;
+			n5[1] += r.wrong_confident;
+			n5[2] += r.runs;
+		}
+		printf("%-40s %7.0f%% %7.0f%% %8.0f %7.0f%% | %7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f\n",
+		       sc->name, 100 * ok / trials, 100 * wrong / trials, runs / trials,
+		       100 * warned / trials,
+		       100 * n1[0] / trials, 100 * n1[1] / trials, n1[2] / trials,
+		       100 * n5[0] / trials, 100 * n5[1] / trials, n5[2] / trials);
+		fflush(stdout);
+	}
+	printf("exact: the verdict named the (largest) culprit, or no-regression when "
+	       "there is none; wrong: a culprit named that is not one\n");
+	return 0;
+}

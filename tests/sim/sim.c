@@ -1,0 +1,313 @@
+#include "sim.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bisect.h"
+#include "graph.h"
+#include "perf.h"
+#include "stats.h"
+#include "util.h"
+#include "../unit/rand.h"
+
+struct world {
+	const struct sim_scenario *sc;
+	struct kb_graph g;
+	size_t n;
+	size_t culprit[4];
+	double *level;        /* log level of each node; GOOD is level 0 */
+	char (*sha)[41];
+	char (*psha)[41];
+	char good[41], revert[41], revert_of[41];
+	int revert_made;
+	uint64_t rng;
+	long clock;           /* runs so far, for drift */
+	int boot;             /* global boot counter */
+};
+
+static void world_init(struct world *w, const struct sim_scenario *sc, uint64_t seed)
+{
+	unsigned char *m;
+	size_t i, k;
+	int e;
+
+	memset(w, 0, sizeof(*w));
+	w->sc = sc;
+	w->rng = seed * 7919 + 17;
+	w->n = random_dag(&w->g, sc->commits, 10, seed);
+	w->level = kb_calloc(w->n, sizeof(*w->level));
+	w->sha = kb_calloc(w->n, sizeof(*w->sha));
+	w->psha = kb_calloc(w->n, sizeof(*w->psha));
+	m = kb_calloc(w->n, 1);
+	snprintf(w->good, sizeof(w->good), "%040d", 0);
+	for (i = 0; i < w->n; i++)
+		snprintf(w->sha[i], sizeof(w->sha[i]), "%040zx", i + 1);
+	for (i = 0; i < w->n; i++) {
+		if (kb_graph_nparents(&w->g, i))
+			memcpy(w->psha[i], w->sha[kb_graph_parent(&w->g, i, 0)], 41);
+		else
+			memcpy(w->psha[i], w->good, 41);
+	}
+	/* culprits: distinct non-merge... any node but BAD's own tip */
+	for (e = 0; e < sc->neffects; e++) {
+		size_t c;
+
+		do {
+			c = 1 + kb_rand_next(&w->rng) % (w->n - 1);
+			for (k = 0; k < (size_t)e && w->culprit[k] != c; k++)
+				;
+		} while (k < (size_t)e);
+		w->culprit[e] = c;
+		memset(m, 0, w->n);
+		/* every descendant of c (c is among its ancestors) gets the step */
+		for (i = 0; i < w->n; i++) {
+			memset(m, 0, w->n);
+			kb_graph_mark_ancestors(&w->g, i, NULL, m, 1);
+			if (m[c])
+				w->level[i] += log1p(sc->effects[e]);
+		}
+	}
+	free(m);
+}
+
+static void world_free(struct world *w)
+{
+	kb_graph_release(&w->g);
+	free(w->level);
+	free(w->sha);
+	free(w->psha);
+}
+
+static double level_of(struct world *w, const char *sha)
+{
+	size_t i;
+
+	if (!strcmp(sha, w->good))
+		return 0;
+	if (w->revert_made && !strcmp(sha, w->revert)) {
+		/* BAD without the reverted commit's step */
+		double l = w->level[0];
+
+		for (int e = 0; e < w->sc->neffects; e++)
+			if (!strcmp(w->sha[w->culprit[e]], w->revert_of))
+				l -= log1p(w->sc->effects[e]);
+		return l;
+	}
+	for (i = 0; i < w->n; i++)
+		if (!strcmp(w->sha[i], sha))
+			return w->level[i];
+	/* a parent outside the range: an ancestor of GOOD */
+	return 0;
+}
+
+/* One run's value: base 100 * exp(level + noise). */
+static double sample(struct world *w, const char *sha, int run)
+{
+	const struct sim_scenario *sc = w->sc;
+	double l = level_of(w, sha), z = kb_rand_normal(&w->rng) * sc->noise, v;
+
+	w->clock++;
+	switch (sc->model) {
+	case NOISE_OUTLIERS:
+		if (kb_rand_unit(&w->rng) < 0.05)
+			z += log(3.0);
+		break;
+	case NOISE_WARMUP:
+		/* fast for the first runs after a boot, on the good side only:
+		 * the whole GOOD->BAD difference is warm-up */
+		if (l < log1p(sc->effects[0]) / 2 && run <= 3)
+			z -= log1p(sc->effects[0]);
+		break;
+	case NOISE_DRIFT:
+		z += 0.00005 * (double)w->clock;
+		break;
+	case NOISE_BIMODAL:
+		if (kb_rand_unit(&w->rng) < 0.5)
+			z += 2 * sc->noise;
+		break;
+	default:
+		break;
+	}
+	v = 100.0 * exp(l + z);
+	return v;
+}
+
+static int is_culprit(const struct world *w, const char *sha)
+{
+	for (int e = 0; e < w->sc->neffects; e++)
+		if (!strcmp(w->sha[w->culprit[e]], sha))
+			return e + 1;
+	return 0;
+}
+
+static size_t largest(const struct sim_scenario *sc)
+{
+	size_t best = 0;
+
+	for (int e = 1; e < sc->neffects; e++)
+		if (sc->effects[e] > sc->effects[best])
+			best = (size_t)e;
+	return best;
+}
+
+void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *r)
+{
+	struct world w;
+	struct kb_perf_in in;
+	struct kb_perf_out out;
+	struct kb_perf_obs *obs = NULL;
+	size_t nobs = 0, alloc = 0, order = 0;
+	int guard = 0;
+
+	memset(r, 0, sizeof(*r));
+	world_init(&w, sc, seed);
+	memset(&in, 0, sizeof(in));
+	in.g = &w.g;
+	in.bad = 0;
+	in.node_sha = (const char (*)[41])w.sha;
+	in.parent_sha = (const char (*)[41])w.psha;
+	in.good_sha = w.good;
+	kb_perf_params_default(&in.p);
+	in.p.runs_per_boot = sc->runs_per_boot;
+	in.p.seed = seed;
+	if (getenv("SIM_TRACE"))
+		for (int e = 0; e < sc->neffects; e++)
+			fprintf(stderr, "culprit node %zu (sha %.6s), level of BAD %.4f\n",
+				w.culprit[e], w.sha[w.culprit[e]] + 34, w.level[0]);
+	for (;;) {
+		if (++guard > 5000 || kb_perf_decide(&in, &out) < 0) {
+			snprintf(r->verdict, sizeof(r->verdict), "error");
+			break;
+		}
+		if (getenv("SIM_TRACE") && out.kind != KB_PERF_DONE)
+			fprintf(stderr, "  %-7s %.6s best=%.3f@%ld [%.4f %.4f %.4f w%d] %s\n",
+				out.role ? out.role : "revert", out.sha + 34, out.best_prob,
+				out.best_node, out.level_good, out.level_bad, out.noise,
+				out.warmup_used, out.note);
+		if (out.kind == KB_PERF_REVERT) {
+			snprintf(w.revert_of, sizeof(w.revert_of), "%s", out.sha);
+			snprintf(w.revert, sizeof(w.revert), "r%039d", guard);
+			w.revert_made = 1;
+			in.revert_of = w.revert_of;
+			in.revert_sha = w.revert;
+			continue;
+		}
+		if (out.kind == KB_PERF_DONE) {
+			json_t *v = out.verdict, *c;
+			size_t i;
+			int named[4] = { 0 };
+
+			snprintf(r->verdict, sizeof(r->verdict), "%s",
+				 json_string_value(json_object_get(v, "verdict")));
+			if (json_object_get(v, "reason"))
+				snprintf(r->reason, sizeof(r->reason), "%s",
+					 json_string_value(json_object_get(v, "reason")));
+			json_array_foreach(json_object_get(v, "culprits"), i, c) {
+				const char *s = json_string_value(json_object_get(c, "commit"));
+				int e = is_culprit(&w, s);
+
+				if (!e && (!strcmp(r->verdict, "culprit") ||
+					   !strcmp(r->verdict, "multiple")))
+					r->wrong_confident = 1;
+				if (e)
+					named[e - 1] = 1;
+			}
+			if (sc->neffects && named[largest(sc)] &&
+			    (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
+				r->exact = 1;
+			r->all_found = sc->neffects > 0;
+			for (int e = 0; e < sc->neffects; e++)
+				if (!named[e])
+					r->all_found = 0;
+			json_array_foreach(json_object_get(v, "warnings"), i, c) {
+				const char *k = json_string_value(json_object_get(c, "kind"));
+
+				if (!strcmp(k, "warm-up"))
+					r->warmup_warned = 1;
+				if (!strcmp(k, "partial") || !strcmp(k, "multiple"))
+					r->partial_or_multiple = 1;
+			}
+			json_decref(v);
+			break;
+		}
+		{
+			struct kb_perf_obs *o;
+			long node = -1;
+
+			for (size_t i = 0; i < w.n; i++)
+				if (!strcmp(w.sha[i], out.sha))
+					node = (long)i;
+			o = kb_perf_obs_get(&obs, &nobs, &alloc, out.sha, node);
+			w.boot++;
+			for (int run = 1; run <= out.runs; run++)
+				kb_perf_obs_add(o, w.boot, run, sample(&w, out.sha, run), order++);
+			r->runs += out.runs;
+			in.obs = obs;
+			in.nobs = nobs;
+		}
+	}
+	if (getenv("SIM_TRACE"))
+		for (size_t i = 0; i < nobs; i++) {
+			double z[4096];
+			size_t m = 0;
+
+			for (size_t j = 0; j < obs[i].n && m < 4096; j++)
+				z[m++] = log(obs[i].s[j].value);
+			if (getenv("SIM_DUMP") && obs[i].node == atol(getenv("SIM_DUMP"))) for (size_t j = 0; j < obs[i].n; j++) fprintf(stderr, " %d/%d:%.4f", obs[i].s[j].boot, obs[i].s[j].run, log(obs[i].s[j].value));
+			fprintf(stderr, "obs %.6s node %ld n=%zu median %.4f true %.4f\n",
+				obs[i].sha + 34, obs[i].node, obs[i].n, kb_median(z, m),
+				log(100) + level_of(&w, obs[i].sha));
+		}
+	if (!sc->neffects)
+		r->verdict_ok = !strcmp(r->verdict, "no-regression");
+	else
+		r->verdict_ok = r->exact;
+	kb_perf_obs_free(obs, nobs);
+	world_free(&w);
+}
+
+static double mean_of(struct world *w, const char *sha, int k)
+{
+	double s = 0;
+
+	for (int i = 0; i < k; i++)
+		s += sample(w, sha, i + 1);
+	return s / k;
+}
+
+void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_result *r)
+{
+	struct world w;
+	char *marks;
+	struct kb_next next;
+	double thr;
+
+	memset(r, 0, sizeof(*r));
+	world_init(&w, sc, seed);
+	marks = kb_calloc(w.n, 1);
+	thr = (mean_of(&w, w.good, k) + mean_of(&w, w.sha[0], k)) / 2;
+	r->runs = 2 * k;
+	for (;;) {
+		if (kb_bisect_next(&w.g, 0, marks, seed, &next) < 0)
+			break;
+		if (next.kind != KB_NEXT_TEST)
+			break;
+		marks[next.commit] = mean_of(&w, w.sha[next.commit], k) > thr ?
+			KB_MARK_BAD : KB_MARK_GOOD;
+		r->runs += k;
+		kb_next_release(&next);
+	}
+	snprintf(r->verdict, sizeof(r->verdict), "culprit");
+	if (next.kind == KB_NEXT_FOUND) {
+		int e = is_culprit(&w, w.sha[next.commit]);
+
+		r->exact = sc->neffects && e == (int)largest(sc) + 1;
+		r->wrong_confident = !e;
+	}
+	r->verdict_ok = sc->neffects ? r->exact : 0;
+	kb_next_release(&next);
+	free(marks);
+	world_free(&w);
+}
