@@ -46,8 +46,14 @@ endif
 %.o: %.c $(HDRS)
 	$(QUIET_CC)$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-tests/unit/run-unit: tests/unit/main.c tests/unit/repo.c $(UNIT_SRC) lib/libkbisect.a $(HDRS)
-	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/unit/main.c tests/unit/repo.c $(UNIT_SRC) \
+UNIT_EXTRA = tests/unit/main.c tests/unit/repo.c tests/sim/sim.c
+
+tests/unit/run-unit: $(UNIT_EXTRA) $(UNIT_SRC) lib/libkbisect.a $(HDRS) tests/sim/sim.h
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $(UNIT_EXTRA) $(UNIT_SRC) \
+		lib/libkbisect.a $(LDFLAGS) $(LIBS)
+
+tests/sim/bench-sim: tests/sim/bench-sim.c tests/sim/sim.c tests/sim/sim.h lib/libkbisect.a
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/sim/bench-sim.c tests/sim/sim.c \
 		lib/libkbisect.a $(LDFLAGS) $(LIBS)
 
 tests/gen/genrepo: tests/gen/genrepo.c
@@ -60,12 +66,13 @@ install: kbisect
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/benchmarks
 	install -m 755 kbisect $(DESTDIR)$(BINDIR)/kbisect
 	install -m 644 doc/kbisect.1 $(DESTDIR)$(MANDIR)/kbisect.1
-	install -m 644 configs/benchmarks/*.json $(DESTDIR)$(DATADIR)/benchmarks/
+	$(if $(wildcard configs/benchmarks/*.json),install -m 644 $(wildcard configs/benchmarks/*.json) $(DESTDIR)$(DATADIR)/benchmarks/)
 
 deps:
 	sh tests/install-deps.sh
 
 clean:
-	rm -f kbisect lib/*.o lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo
+	rm -f kbisect lib/*.o lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo \
+		tests/sim/bench-sim
 
 .PHONY: all check install deps clean
