@@ -7,12 +7,43 @@
 
 #include "cmd.h"
 
+/*
+ * A --db path made absolute: the state directory next to the database is
+ * derived from it, and the work tree in it must have an absolute path (a
+ * relative --db made 'start' fail with "work tree path ... is not
+ * absolute").  The file itself may not exist yet; its directory should.
+ */
+static char *absolute_path(const char *path)
+{
+	char dir[PATH_MAX], *copy, *slash, *ret;
+	const char *base;
+
+	if (path[0] == '/')
+		return kb_strdup(path);
+	copy = kb_strdup(path);
+	slash = strrchr(copy, '/');
+	if (slash) {
+		*slash = '\0';
+		base = slash + 1;
+	} else {
+		base = copy;
+	}
+	if (realpath(slash ? (*copy ? copy : "/") : ".", dir))
+		ret = kb_asprintf("%s/%s", strcmp(dir, "/") ? dir : "", base);
+	else if (getcwd(dir, sizeof(dir)))
+		ret = kb_asprintf("%s/%s", dir, path);
+	else
+		ret = kb_strdup(path);
+	free(copy);
+	return ret;
+}
+
 int kb_ctx_open(struct kb_ctx *c, int flags)
 {
 	int ret;
 
 	if (c->db_opt) {
-		c->db_path = kb_strdup(c->db_opt);
+		c->db_path = absolute_path(c->db_opt);
 	} else {
 		if (!c->repo && (ret = kb_repo_open(&c->repo, c->repo_opt ?
 						    c->repo_opt : ".")) < 0)

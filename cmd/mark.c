@@ -21,8 +21,11 @@ int cmd_mark(int argc, char **argv)
 	char sha[GIT_OID_HEXSZ + 1];
 	int ret;
 
-	if ((ret = kb_parse_opts(h, opts, argc, argv, &args, NULL)))
+	if ((ret = kb_parse_opts(h, opts, argc, argv, &args, NULL))) {
+		if (ret == 1) /* --help was shown */
+			ret = 0;
 		goto out;
+	}
 	if (args.n > 1) {
 		ret = kb_usage_error(h, "takes at most one REV");
 		goto out;
@@ -49,8 +52,6 @@ int cmd_mark(int argc, char **argv)
 	kb_next_release(&next);
 	kb_session_release(&s);
 out:
-	if (ret == 1)
-		ret = 0;
 	kb_strv_clear(&args);
 	kb_ctx_release(&c);
 	return ret;

@@ -8,7 +8,8 @@
  *   setup        string or array of strings: commands run once per boot
  *   command      string (run by /bin/sh -c) or array (argv), required
  *   metric       object; absent = pass/fail by exit status, as git bisect run:
- *                0 good, 125 skip, 1..127 bad, 128 and above stop
+ *                0 good, 125 skip, 1..124 bad; 126, 127 (the command
+ *                could not be run) and 128 and above stop
  *     name       string, required
  *     json_path  "a.b[0].c" into the command's JSON output, or
  *     regex      POSIX extended regex; its first group (or whole match)

@@ -1070,6 +1070,15 @@ no_difference:
 	}
 	finish(&c, out, json_array_size(culprits) > 1 ? "multiple" : "culprit", culprits, NULL);
 out:
+	if (in->summary && !out->verdict) {
+		json_t *table = json_array();
+		double gm = raw_mean(&c, in->good_sha);
+
+		json_array_append_new(table, level_row(&c, "good", in->good_sha, gm));
+		json_array_append_new(table, level_row(&c, "bad", in->node_sha[in->bad], gm));
+		out->summary = json_pack("{s:o, s:o, s:O}", "steps", steps_json(&c),
+					 "table", table, "warnings", c.warnings);
+	}
 	out->level_good = c.mu_g;
 	out->level_bad = c.mu_b;
 	out->noise = c.sigma;

@@ -78,6 +78,7 @@ struct kb_perf_in {
 	const char *revert_of;            /* culprit sha, or NULL */
 	const char *revert_sha;           /* its revert, "" if it does not apply */
 	struct kb_perf_params p;
+	int summary;                      /* fill 'summary' whatever the outcome */
 };
 
 enum kb_perf_kind {
@@ -97,6 +98,7 @@ struct kb_perf_out {
 	double level_good, level_bad, noise; /* z levels and noise in use */
 	int warmup_used;
 	json_t *verdict;    /* DONE: verdict, culprits, warnings, table, steps */
+	json_t *summary;    /* with in->summary: steps, table, warnings so far */
 };
 
 /* Decide; out->verdict must be released with json_decref when set. */

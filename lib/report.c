@@ -2,9 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
-static json_t *commit_json(struct kb_session *s, const git_oid *oid)
+json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 {
 	struct kb_commit_info info;
 	char hex[GIT_OID_HEXSZ + 1];
@@ -30,7 +30,7 @@ static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 	size_t i;
 
 	git_oid_fromstr(&oid, m->sha);
-	o = commit_json(s, &oid);
+	o = kb_session_commit_json(s, &oid);
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[i];
 
@@ -94,6 +94,13 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	size_t i, nskip = 0, runs = 0;
 	int ret;
 
+	if (s->spec.bench.has_metric) {
+		json_decref(culprits);
+		json_decref(warnings);
+		json_decref(steps);
+		json_decref(goods);
+		return kb_perf_report(s, out);
+	}
 	if ((ret = kb_session_next(s, &next)) < 0) {
 		json_decref(culprits);
 		json_decref(warnings);
@@ -114,7 +121,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 		      "good", s->spec.good_shas.v[0], "bad", s->spec.bad_sha,
 		      "goods", goods, "metric");
 	if (next.kind == KB_NEXT_FOUND) {
-		json_t *c = commit_json(s, &s->dag.oid[next.commit]);
+		json_t *c = kb_session_commit_json(s, &s->dag.oid[next.commit]);
 
 		json_object_set_new(c, "probability", json_real(1.0));
 		json_object_set_new(c, "checks", json_object());
@@ -124,7 +131,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 		json_t *sus = json_array();
 
 		for (i = 0; i < next.nsuspects; i++)
-			json_array_append_new(sus, commit_json(s, &s->dag.oid[next.suspects[i]]));
+			json_array_append_new(sus, kb_session_commit_json(s, &s->dag.oid[next.suspects[i]]));
 		json_object_set_new(o, "suspects", sus);
 		json_object_set_new(o, "verdict", json_string("inconclusive"));
 		warn(warnings, "skipped", "only skipped commits are left to test: "
@@ -184,8 +191,18 @@ int kb_session_status(struct kb_session *s, json_t **out)
 		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
 		      "tested", (int)s->nmark_rows);
 	json_object_set_new(o, "running", running);
+	if (s->spec.bench.has_metric) {
+		kb_next_release(&next);
+		ret = kb_perf_status(s, o);
+		if (ret < 0) {
+			json_decref(o);
+			return ret;
+		}
+		*out = o;
+		return 0;
+	}
 	if (next.kind == KB_NEXT_TEST) {
-		json_t *c = commit_json(s, &s->dag.oid[next.commit]);
+		json_t *c = kb_session_commit_json(s, &s->dag.oid[next.commit]);
 
 		json_object_set_new(o, "next", c);
 		json_object_set_new(o, "steps_left", json_integer(next.steps_left + 1));

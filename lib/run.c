@@ -205,6 +205,17 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 		pid_t cmd;
 
 		memset(&res, 0, sizeof(res));
+		/*
+		 * A process group of its own: a Ctrl-C (or any signal sent to
+		 * the orchestrator's group) must not kill the runner with
+		 * kbisect, or the result of a test that then finishes would be
+		 * lost and the test run again.  And not kbisect's handlers
+		 * (inherited through fork), which would print its "stopping"
+		 * message a second time.
+		 */
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
 		cmd = spawn(spec, outfd, &res);
 		if (cmd < 0) {
@@ -216,6 +227,7 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 		write_status(dir, &res);
 		_exit(0);
 	}
+	setpgid(p, p); /* as the runner does, whichever runs first */
 	*pid = p;
 out:
 	if (lockfd >= 0)

@@ -7,12 +7,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "session_int.h"
 #include "worktree.h"
 
-static void say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
+void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	va_list ap;
@@ -176,6 +174,8 @@ void kb_session_release(struct kb_session *s)
 	free(s->marks);
 	free(s->mark_rows);
 	kb_run_rows_free(s->runs, s->nruns);
+	free(s->node_sha);
+	free(s->parent_sha);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -211,7 +211,7 @@ int kb_session_next(struct kb_session *s, struct kb_next *next)
 	return kb_bisect_next(&s->dag.g, s->dag.bad, s->marks, s->spec.seed, next);
 }
 
-static char *run_dir(struct kb_session *s, int64_t id)
+char *kb_session_run_dir(struct kb_session *s, int64_t id)
 {
 	return kb_asprintf("%s/runs/%lld", s->statedir, (long long)id);
 }
@@ -240,6 +240,15 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 			return KB_MARK_GOOD;
 		if (res->exit_status == 125)
 			return KB_MARK_SKIP;
+		if (res->exit_status == 126 || res->exit_status == 127) {
+			/* The shell could not find or execute the command: a
+			 * typo would otherwise mark every commit bad and blame
+			 * the first one (git bisect run refuses it too). */
+			snprintf(why, len, "the test exited with %d: the command "
+				 "was not found or could not be executed (126 and "
+				 "127 stop a bisection)", res->exit_status);
+			return 0;
+		}
 		if (res->exit_status < 128)
 			return KB_MARK_BAD;
 		snprintf(why, len, "the test exited with %d (128 and above stop a "
@@ -268,9 +277,12 @@ static const char *mark_word(char m)
 static int finish_run(struct kb_session *s, const struct kb_run_row *started,
 		      const struct kb_run_result *res)
 {
+	if (s->spec.bench.has_metric)
+		return kb_perf_record_run(s, started, res);
+
 	struct kb_run_row r = *started;
 	struct kb_buf tail = KB_BUF_INIT;
-	char why[320] = "", *dir = run_dir(s, started->id), *out;
+	char why[320] = "", *dir = kb_session_run_dir(s, started->id), *out;
 	char mark = classify(res, why, sizeof(why));
 	int ret;
 
@@ -295,7 +307,7 @@ static int finish_run(struct kb_session *s, const struct kb_run_row *started,
 		goto out;
 	}
 	if (mark) {
-		say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
+		kb_session_say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
 		    mark_word(mark), r.exit_status);
 	} else {
 		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix the test and "
@@ -310,7 +322,7 @@ out:
 
 static void on_wait(void *ctx)
 {
-	say(ctx, KB_SAY_INFO, "waiting for a test left running by an earlier kbisect");
+	kb_session_say(ctx, KB_SAY_INFO, "waiting for a test left running by an earlier kbisect");
 }
 
 /* Collect the runs an orchestrator that died left in state 'started'. */
@@ -327,13 +339,13 @@ static int recover(struct kb_session *s, struct kb_target *t)
 
 		if (r->state != KB_RUN_STARTED)
 			continue;
-		dir = run_dir(s, r->id);
+		dir = kb_session_run_dir(s, r->id);
 		ret = kb_runner_wait(dir, &res, &found, on_wait, s);
 		free(dir);
 		if (ret < 0)
 			return ret;
 		if (found) {
-			say(s, KB_SAY_INFO, "collected the result of run %lld at %.12s, "
+			kb_session_say(s, KB_SAY_INFO, "collected the result of run %lld at %.12s, "
 			    "finished while kbisect was down", (long long)r->id, r->sha);
 			if ((ret = finish_run(s, r, &res)) < 0)
 				return ret;
@@ -346,13 +358,13 @@ static int recover(struct kb_session *s, struct kb_target *t)
 		kb_store_event(s->store, s->row.id, "interrupted",
 			       "run %lld at %s was cut short; it runs again",
 			       (long long)r->id, r->sha);
-		say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
+		kb_session_say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
 		    "running it again", (long long)r->id, r->sha);
 	}
 	return kb_session_refresh(s);
 }
 
-static int next_boot(struct kb_session *s, const char *sha)
+int kb_session_next_boot(struct kb_session *s, const char *sha)
 {
 	int boot = 0;
 	size_t i;
@@ -363,7 +375,7 @@ static int next_boot(struct kb_session *s, const char *sha)
 	return boot + 1;
 }
 
-static void env_push(struct kb_strv *env, struct kb_session *s, const char *sha,
+void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 		     int boot, int run)
 {
 	kb_strv_pushf(env, "KBISECT_COMMIT=%s", sha);
@@ -378,7 +390,7 @@ static void env_push(struct kb_strv *env, struct kb_session *s, const char *sha,
  * work tree: 0 when it succeeded, 1 when it failed (the commit's fault: a
  * skip, recorded with the end of its log), negative for a harness error.
  */
-static int run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
+int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 		    int boot, const char *kind, const char *cmd)
 {
 	struct kb_strv env = KB_STRV_INIT;
@@ -390,7 +402,7 @@ static int run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 	struct kb_run_result res;
 	int ret;
 
-	env_push(&env, s, sha, boot, 0);
+	kb_session_env(&env, s, sha, boot, 0);
 	rs.env = (const char *const *)env.v;
 	if (!strcmp(kind, "setup"))
 		rs.timeout = s->spec.bench.timeout;
@@ -404,7 +416,7 @@ static int run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 		goto out;
 	}
 	ret = 1;
-	say(s, KB_SAY_WARN, "%s failed at %.12s: skipping it (log: %s)", kind, sha, log);
+	kb_session_say(s, KB_SAY_WARN, "%s failed at %.12s: skipping it (log: %s)", kind, sha, log);
 	if ((ret = kb_store_begin(s->store)) < 0)
 		goto out;
 	if ((ret = kb_store_event(s->store, s->row.id, kind, "%s failed: %s", sha,
@@ -435,14 +447,14 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	hex_of(sha, &s->dag.oid[node]);
 	if ((ret = t->ops->prepare(t, &s->dag.oid[node])) < 0)
 		return ret;
-	boot = next_boot(s, sha);
+	boot = kb_session_next_boot(s, sha);
 	if (strcmp(s->spec.build, "none") &&
-	    (ret = run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
+	    (ret = kb_session_run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
 		return ret < 0 ? ret : 0;
 	if ((ret = t->ops->boot(t, &s->dag.oid[node], boot)) < 0)
 		return ret;
 	for (size_t i = 0; i < s->spec.bench.setup.n; i++)
-		if ((ret = run_hook(s, t, sha, boot, "setup", s->spec.bench.setup.v[i])) != 0)
+		if ((ret = kb_session_run_hook(s, t, sha, boot, "setup", s->spec.bench.setup.v[i])) != 0)
 			return ret < 0 ? ret : 0;
 	memset(&row, 0, sizeof(row));
 	snprintf(row.sha, sizeof(row.sha), "%s", sha);
@@ -450,8 +462,8 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	row.run = 1;
 	if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, 1, NULL, &row.id)) < 0)
 		return ret;
-	dir = run_dir(s, row.id);
-	env_push(&env, s, sha, boot, 1);
+	dir = kb_session_run_dir(s, row.id);
+	kb_session_env(&env, s, sha, boot, 1);
 	{
 		struct kb_run_spec rs = { (const char *const *)s->spec.bench.argv.v,
 					  (const char *const *)env.v, NULL,
@@ -472,7 +484,7 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	return ret;
 }
 
-static int finish_session(struct kb_session *s)
+int kb_session_finish(struct kb_session *s)
 {
 	json_t *report;
 	char *text;
@@ -510,6 +522,10 @@ int kb_session_run(struct kb_session *s)
 	    (ret = t->ops->cleanup(t)) < 0 ||
 	    (ret = recover(s, t)) < 0)
 		goto out;
+	if (s->spec.bench.has_metric) {
+		ret = kb_perf_loop(s, t);
+		goto out;
+	}
 	for (;;) {
 		struct kb_next next;
 		char sha[GIT_OID_HEXSZ + 1], subject[256];
@@ -523,16 +539,16 @@ int kb_session_run(struct kb_session *s)
 			break;
 		if (next.kind != KB_NEXT_TEST) {
 			kb_next_release(&next);
-			ret = finish_session(s);
+			ret = kb_session_finish(s);
 			break;
 		}
 		hex_of(sha, &s->dag.oid[next.commit]);
 		subject_of(s, sha, subject, sizeof(subject));
-		say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left to test after this "
+		kb_session_say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left to test after this "
 		    "(roughly %d step%s)", next.nleft - 1 - next.split,
 		    next.nleft - 1 - next.split == 1 ? "" : "s", next.steps_left,
 		    next.steps_left == 1 ? "" : "s");
-		say(s, KB_SAY_INFO, "[%s] %s", sha, subject);
+		kb_session_say(s, KB_SAY_INFO, "[%s] %s", sha, subject);
 		node = next.commit;
 		kb_next_release(&next);
 		if ((ret = test_commit(s, t, node)) < 0)

@@ -58,6 +58,8 @@ struct kb_session {
 	size_t nruns;
 	const struct kb_progress *progress;
 	volatile int *stop;              /* set by a signal handler: stop soon */
+	char (*node_sha)[41];            /* performance mode: ids of the nodes */
+	char (*parent_sha)[41];          /* and of their first parents */
 };
 
 /* The state directory that belongs to a database file. */

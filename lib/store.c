@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 struct kb_store {
@@ -76,6 +77,26 @@ static int exec(struct kb_store *s, const char *sql, const char *what)
 	return 0;
 }
 
+/*
+ * Switch to WAL (persistent in the file, so a no-op after the first time).
+ * SQLite answers SQLITE_BUSY at once, without the busy handler, when
+ * another connection opens the same new file at that moment (a 'status'
+ * while 'start' creates the database): try again for a while.
+ */
+static int set_wal(struct kb_store *s)
+{
+	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	int i, rc;
+
+	for (i = 0;; i++) {
+		rc = sqlite3_exec(s->db, "PRAGMA journal_mode = WAL", NULL, NULL, NULL);
+		if ((rc & 0xff) != SQLITE_BUSY || i >= 500)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	return rc == SQLITE_OK ? 0 : db_fail(s, "opening");
+}
+
 static int take_lock(struct kb_store *s)
 {
 	char *lp = kb_asprintf("%s.lock", s->path);
@@ -109,10 +130,11 @@ static int take_lock(struct kb_store *s)
 	return 0;
 }
 
-static int check_schema(struct kb_store *s)
+/* The schema version; a database from a newer kbisect is refused before
+ * anything (even the journal mode) is changed in it. */
+static int read_version(struct kb_store *s, int *version)
 {
 	sqlite3_stmt *st;
-	int version, ret;
 
 	if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st, NULL) != SQLITE_OK)
 		return db_fail(s, "reading the schema version");
@@ -120,17 +142,35 @@ static int check_schema(struct kb_store *s)
 		sqlite3_finalize(st);
 		return db_fail(s, "reading the schema version");
 	}
-	version = sqlite3_column_int(st, 0);
+	*version = sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
-	if (version > KB_STORE_SCHEMA)
+	if (*version > KB_STORE_SCHEMA)
 		return kb_error(KB_EVERSION,
 				"%s has schema version %d, newer than this kbisect "
 				"understands (%d): use a newer kbisect",
-				s->path, version, KB_STORE_SCHEMA);
+				s->path, *version, KB_STORE_SCHEMA);
+	return 0;
+}
+
+static int check_schema(struct kb_store *s)
+{
+	int version, ret;
+
+	if ((ret = read_version(s, &version)) < 0)
+		return ret;
 	if (version == KB_STORE_SCHEMA)
 		return 0;
 	if ((ret = exec(s, "BEGIN IMMEDIATE", "creating the schema")) < 0)
 		return ret;
+	/* Another kbisect (a 'status' while 'start' creates the file) may
+	 * have created the schema since we looked: look again, under the
+	 * write lock. */
+	if ((ret = read_version(s, &version)) < 0) {
+		kb_store_rollback(s);
+		return ret;
+	}
+	if (version == KB_STORE_SCHEMA)
+		return exec(s, "COMMIT", "opening");
 	if ((ret = exec(s, schema, "creating the schema")) < 0 ||
 	    (ret = exec(s, "PRAGMA user_version = 1", "creating the schema")) < 0) {
 		kb_store_rollback(s);
@@ -143,7 +183,7 @@ int kb_store_open(struct kb_store **out, const char *path, int flags)
 {
 	struct kb_store *s = kb_calloc(1, sizeof(*s));
 	struct stat st;
-	int ret;
+	int ret, version;
 
 	s->path = kb_strdup(path);
 	s->lock_fd = -1;
@@ -176,7 +216,8 @@ int kb_store_open(struct kb_store **out, const char *path, int flags)
 		goto fail;
 	}
 	sqlite3_busy_timeout(s->db, 10000);
-	if ((ret = exec(s, "PRAGMA journal_mode = WAL", "opening")) < 0 ||
+	if ((ret = read_version(s, &version)) < 0 ||
+	    (ret = set_wal(s)) < 0 ||
 	    (ret = exec(s, "PRAGMA synchronous = FULL", "opening")) < 0 ||
 	    (ret = exec(s, "PRAGMA foreign_keys = ON", "opening")) < 0 ||
 	    (ret = check_schema(s)) < 0)

@@ -1,0 +1,468 @@
+/*
+ * Performance mode of a session: the loop that asks lib/perf.c what to
+ * measure next and measures it (boots of a commit, each with several runs
+ * of the benchmark), the revert of a likely culprit made with libgit2, and
+ * the report.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "perf.h"
+#include "session_int.h"
+
+static const char zero_sha[41] = "0000000000000000000000000000000000000000";
+
+/* The ids of every node and of its first parent, once per session. */
+static int load_shas(struct kb_session *s)
+{
+	size_t i, n = s->dag.g.n;
+
+	if (s->node_sha)
+		return 0;
+	s->node_sha = kb_calloc(n ? n : 1, sizeof(*s->node_sha));
+	s->parent_sha = kb_calloc(n ? n : 1, sizeof(*s->parent_sha));
+	for (i = 0; i < n; i++) {
+		git_commit *c;
+
+		git_oid_tostr(s->node_sha[i], 41, &s->dag.oid[i]);
+		if (git_commit_lookup(&c, s->repo, &s->dag.oid[i]) < 0)
+			return kb_error(KB_ERROR, "cannot read commit %s", s->node_sha[i]);
+		if (git_commit_parentcount(c))
+			git_oid_tostr(s->parent_sha[i], 41, git_commit_parent_id(c, 0));
+		else
+			memcpy(s->parent_sha[i], zero_sha, 41);
+		git_commit_free(c);
+	}
+	return 0;
+}
+
+/* The latest revert made: of which culprit, and its id ("" if it did not
+ * apply).  Returns 0 if none was made. */
+static int revert_info(struct kb_session *s, char of[41], char sha[41])
+{
+	struct kb_event_row *ev;
+	size_t n, i;
+	int found = 0;
+
+	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char a[41], b[41];
+
+		if (strcmp(ev[i].kind, "revert") ||
+		    sscanf(ev[i].detail, "%40s %40s", a, b) != 2)
+			continue;
+		snprintf(of, 41, "%s", a);
+		snprintf(sha, 41, "%s", strcmp(b, "-") ? b : "");
+		found = 1;
+	}
+	kb_event_rows_free(ev, n);
+	return found;
+}
+
+struct input {
+	struct kb_perf_in in;
+	struct kb_perf_obs *obs;
+	size_t nobs, alloc;
+	char revert_of[41], revert_sha[41];
+};
+
+static int build_input(struct kb_session *s, struct input *x)
+{
+	size_t i, order = 0;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	if ((ret = load_shas(s)) < 0)
+		return ret;
+	x->in.g = &s->dag.g;
+	x->in.bad = s->dag.bad;
+	x->in.node_sha = (const char (*)[41])s->node_sha;
+	x->in.parent_sha = (const char (*)[41])s->parent_sha;
+	x->in.good_sha = s->spec.good_shas.v[0];
+	x->in.marks = s->marks;
+	kb_perf_params_default(&x->in.p);
+	x->in.p.higher_is_better = s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER;
+	x->in.p.warmup = s->spec.bench.warmup;
+	x->in.p.runs_per_boot = s->spec.bench.runs_per_boot;
+	x->in.p.confidence = s->spec.confidence;
+	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
+		struct kb_perf_obs *o;
+		git_oid oid;
+		long node = -1;
+
+		if (r->state != KB_RUN_DONE || !r->has_value)
+			continue;
+		if (git_oid_fromstr(&oid, r->sha) == 0)
+			node = kb_dag_find(&s->dag, &oid);
+		o = kb_perf_obs_get(&x->obs, &x->nobs, &x->alloc, r->sha, node);
+		kb_perf_obs_add(o, r->boot, r->run, r->value, order++);
+	}
+	x->in.obs = x->obs;
+	x->in.nobs = x->nobs;
+	if (revert_info(s, x->revert_of, x->revert_sha)) {
+		x->in.revert_of = x->revert_of;
+		x->in.revert_sha = x->revert_sha;
+	}
+	return 0;
+}
+
+static int decide(struct kb_session *s, struct kb_perf_out *out, int summary)
+{
+	struct input x;
+	int ret;
+
+	if ((ret = build_input(s, &x)) < 0)
+		return ret;
+	x.in.summary = summary;
+	ret = kb_perf_decide(&x.in, out);
+	kb_perf_obs_free(x.obs, x.nobs);
+	return ret;
+}
+
+static int is_node(struct kb_session *s, const char *sha, long *node)
+{
+	git_oid oid;
+
+	*node = -1;
+	if (git_oid_fromstr(&oid, sha) == 0)
+		*node = kb_dag_find(&s->dag, &oid);
+	return *node >= 0 && (size_t)*node != s->dag.bad;
+}
+
+int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
+		       const struct kb_run_result *res)
+{
+	struct kb_run_row r = *started;
+	struct kb_buf out = KB_BUF_INIT, tail = KB_BUF_INIT;
+	char *dir = kb_session_run_dir(s, started->id), *path = kb_asprintf("%s/output", dir);
+	char why[400] = "";
+	long node;
+	int ret, skip = 0;
+
+	kb_read_tail(path, &out, 1 << 20);
+	kb_read_tail(path, &tail, 2048);
+	kb_error_clear();
+	r.state = KB_RUN_DONE;
+	r.finished = kb_now();
+	r.exit_status = res->outcome == KB_RUN_EXITED ? res->exit_status : -1;
+	r.term_signal = res->outcome == KB_RUN_SIGNALED ? res->term_signal : 0;
+	r.timed_out = res->outcome == KB_RUN_TIMEOUT;
+	r.output_tail = tail.ptr;
+	if (res->outcome == KB_RUN_EXITED && res->exit_status == 0) {
+		if (kb_metric_extract(&s->spec.bench, out.ptr, &r.value) < 0) {
+			snprintf(why, sizeof(why), "%s", kb_error_last());
+			r.state = KB_RUN_ABORTED;
+		} else {
+			r.has_value = 1;
+		}
+	} else if (res->outcome == KB_RUN_EXITED && res->exit_status < 126) {
+		/* the benchmark could not run on this commit */
+		skip = 1;
+	} else if (res->outcome == KB_RUN_EXITED) {
+		snprintf(why, sizeof(why), "the benchmark exited with %d", res->exit_status);
+		r.state = KB_RUN_ABORTED;
+	} else if (res->outcome == KB_RUN_SIGNALED) {
+		snprintf(why, sizeof(why), "the benchmark was killed by signal %d",
+			 res->term_signal);
+		r.state = KB_RUN_ABORTED;
+	} else {
+		snprintf(why, sizeof(why), "the benchmark %s", res->message);
+		r.state = KB_RUN_ABORTED;
+	}
+	if (skip && !is_node(s, r.sha, &node)) {
+		snprintf(why, sizeof(why), "the benchmark failed (exit %d) at %s, which "
+			 "every comparison needs", res->exit_status,
+			 !strcmp(r.sha, s->spec.good_shas.v[0]) ? "GOOD" :
+			 !strcmp(r.sha, s->spec.bad_sha) ? "BAD" : "a reference commit");
+		r.state = KB_RUN_ABORTED;
+		skip = 0;
+	}
+	if ((ret = kb_store_begin(s->store)) < 0)
+		goto out;
+	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
+	    (skip && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, 's', "test",
+					      r.id)) < 0) ||
+	    (*why && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
+					   r.sha, why)) < 0) ||
+	    (ret = kb_store_commit(s->store)) < 0) {
+		kb_store_rollback(s->store);
+		goto out;
+	}
+	if (skip)
+		kb_session_say(s, KB_SAY_WARN, "the benchmark failed (exit %d) at %.12s: "
+			       "skipping it (output: %s)", res->exit_status, r.sha, path);
+	if (*why)
+		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix it and run "
+			       "'kbisect resume'", why, r.sha, path);
+	else
+		ret = skip;
+out:
+	kb_buf_release(&out);
+	kb_buf_release(&tail);
+	free(dir);
+	free(path);
+	return ret;
+}
+
+/* Build, boot, set up and run one boot of 'sha'.  A commit that fails to
+ * build or set up is skipped; at an endpoint that is an error. */
+static int measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
+			int runs)
+{
+	struct kb_strv env = KB_STRV_INIT;
+	git_oid oid;
+	long node;
+	int boot, ret = 0, run;
+	size_t i;
+
+	if (git_oid_fromstr(&oid, sha) < 0)
+		return kb_error(KB_ERROR, "bad commit id %s", sha);
+	if ((ret = t->ops->prepare(t, &oid)) < 0)
+		return ret;
+	boot = kb_session_next_boot(s, sha);
+	if (strcmp(s->spec.build, "none") &&
+	    (ret = kb_session_run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
+		goto hook_failed;
+	if ((ret = t->ops->boot(t, &oid, boot)) < 0)
+		return ret;
+	for (i = 0; i < s->spec.bench.setup.n; i++)
+		if ((ret = kb_session_run_hook(s, t, sha, boot, "setup",
+					       s->spec.bench.setup.v[i])) != 0)
+			goto hook_failed;
+	for (run = 1; run <= runs; run++) {
+		struct kb_run_row row;
+		struct kb_run_result res;
+		char *dir;
+		pid_t pid = 0;
+		int found = 0;
+
+		memset(&row, 0, sizeof(row));
+		snprintf(row.sha, sizeof(row.sha), "%s", sha);
+		row.boot = boot;
+		row.run = run;
+		if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, run, NULL,
+					      &row.id)) < 0)
+			break;
+		dir = kb_session_run_dir(s, row.id);
+		kb_strv_clear(&env);
+		kb_session_env(&env, s, sha, boot, run);
+		{
+			struct kb_run_spec rs = { (const char *const *)s->spec.bench.argv.v,
+						  (const char *const *)env.v, NULL,
+						  s->spec.bench.timeout };
+
+			ret = t->ops->run_start(t, &rs, dir, &pid);
+		}
+		if (!ret)
+			ret = t->ops->run_wait(t, dir, &res, &found);
+		kb_runner_reap(pid);
+		free(dir);
+		if (!ret && !found)
+			ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
+				       (long long)row.id);
+		if (!ret)
+			ret = kb_perf_record_run(s, &row, &res);
+		if (ret)
+			break;
+	}
+	kb_strv_clear(&env);
+	return ret < 0 ? ret : 0;
+hook_failed:
+	if (ret > 0 && !is_node(s, sha, &node))
+		return kb_error(KB_EINVAL, "the %s fails at %s %.12s, which every comparison "
+				"needs: see the logs in %s/logs",
+				boot ? "build or setup" : "build",
+				!strcmp(sha, s->spec.good_shas.v[0]) ? "GOOD" : "BAD", sha,
+				s->statedir);
+	return ret < 0 ? ret : 0;
+}
+
+/* Revert 'culprit' on top of BAD into a commit object (no ref, no work
+ * tree, no index of the user's is touched) and record it. */
+static int make_revert(struct kb_session *s, const char *culprit)
+{
+	git_commit *c = NULL, *bad = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid oid, tree_id, rev;
+	char hex[GIT_OID_HEXSZ + 1] = "-", *msg = NULL;
+	int ret = 0;
+
+	git_oid_fromstr(&oid, culprit);
+	if (git_commit_lookup(&c, s->repo, &oid) < 0 ||
+	    git_commit_lookup(&bad, s->repo, &s->dag.oid[s->dag.bad]) < 0) {
+		ret = kb_error(KB_ERROR, "cannot read the commits to revert");
+		goto out;
+	}
+	if (git_revert_commit(&index, s->repo, c, bad,
+			      git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0) {
+		kb_error_clear();
+	} else if (!git_index_has_conflicts(index)) {
+		msg = kb_asprintf("Revert \"%s\"\n\nThis reverts commit %s on top of %s,\n"
+				  "to check that the regression goes with it.\n",
+				  git_commit_summary(c), culprit, s->spec.bad_sha);
+		if (git_index_write_tree_to(&tree_id, index, s->repo) < 0 ||
+		    git_tree_lookup(&tree, s->repo, &tree_id) < 0 ||
+		    git_signature_new(&sig, "kbisect", "kbisect@localhost",
+				      git_commit_time(bad), 0) < 0 ||
+		    git_commit_create(&rev, s->repo, NULL, sig, sig, NULL, msg, tree, 1,
+				      (const git_commit **)&bad) < 0) {
+			ret = kb_error(KB_ERROR, "cannot write the revert commit: %s",
+				       git_error_last() ? git_error_last()->message : "?");
+			goto out;
+		}
+		git_oid_tostr(hex, sizeof(hex), &rev);
+	}
+	if (!strcmp(hex, "-"))
+		kb_session_say(s, KB_SAY_INFO, "the revert of %.12s does not apply on BAD: "
+			       "no revert check", culprit);
+	else
+		kb_session_say(s, KB_SAY_INFO, "reverted %.12s on top of BAD as %.12s",
+			       culprit, hex);
+	ret = kb_store_event(s->store, s->row.id, "revert", "%s %s", culprit, hex);
+out:
+	free(msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_commit_free(c);
+	git_commit_free(bad);
+	return ret;
+}
+
+int kb_perf_loop(struct kb_session *s, struct kb_target *t)
+{
+	int ret;
+
+	for (;;) {
+		struct kb_perf_out out;
+
+		if (s->stop && *s->stop)
+			return kb_error(KB_EINTR, "stopped; continue with 'kbisect resume'");
+		if ((ret = kb_session_refresh(s)) < 0 || (ret = decide(s, &out, 0)) < 0)
+			return ret;
+		if (out.kind == KB_PERF_DONE) {
+			json_decref(out.verdict);
+			return kb_session_finish(s);
+		}
+		if (out.kind == KB_PERF_REVERT) {
+			if ((ret = make_revert(s, out.sha)) < 0)
+				return ret;
+			continue;
+		}
+		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
+			       out.sha, out.role, out.note, 100 * out.best_prob);
+		if ((ret = measure_boot(s, t, out.sha, out.runs)) < 0)
+			return ret;
+	}
+}
+
+static void add_commit_info(struct kb_session *s, json_t *o)
+{
+	const char *sha = json_string_value(json_object_get(o, "commit"));
+	json_t *c;
+	git_oid oid;
+
+	if (!sha || git_oid_fromstr(&oid, sha) < 0)
+		return;
+	c = kb_session_commit_json(s, &oid);
+	json_object_update_missing(o, c);
+	json_decref(c);
+}
+
+int kb_perf_report(struct kb_session *s, json_t **out)
+{
+	struct kb_perf_out po;
+	json_t *o, *v, *e, *goods = json_array();
+	size_t i, runs = 0, builds = 0, nev;
+	struct kb_event_row *ev;
+	int ret;
+
+	if ((ret = decide(s, &po, 1)) < 0) {
+		json_decref(goods);
+		return ret;
+	}
+	if (po.kind == KB_PERF_DONE) {
+		o = po.verdict;
+		json_decref(po.summary);
+	} else {
+		o = po.summary;
+		json_object_set_new(o, "verdict", json_string("inconclusive"));
+		json_object_set_new(o, "culprits", json_array());
+		json_array_append_new(json_object_get(o, "warnings"), json_pack(
+			"{s:s, s:s}", "kind", "unfinished", "message",
+			"the bisection has not finished"));
+		if (po.best_node >= 0)
+			json_object_set_new(o, "likeliest", json_pack("{s:s, s:f}", "commit",
+				s->node_sha[po.best_node], "probability", po.best_prob));
+	}
+	for (i = 0; i < s->spec.good_shas.n; i++)
+		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
+	for (i = 0; i < s->nruns; i++)
+		runs += s->runs[i].state == KB_RUN_DONE;
+	if (kb_store_events(s->store, s->row.id, &ev, &nev) == 0) {
+		for (i = 0; i < nev; i++)
+			builds += !strcmp(ev[i].kind, "build");
+		kb_event_rows_free(ev, nev);
+	}
+	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "mode", json_string("performance"));
+	json_object_set_new(o, "good", json_string(s->spec.good_shas.v[0]));
+	json_object_set_new(o, "bad", json_string(s->spec.bad_sha));
+	json_object_set_new(o, "goods", goods);
+	json_object_set_new(o, "metric", json_pack("{s:s, s:s, s:s}",
+		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,
+		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?
+		"higher" : "lower"));
+	json_object_set_new(o, "confidence", json_real(s->spec.confidence));
+	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
+	json_object_set_new(o, "builds_total", json_integer((json_int_t)builds));
+	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
+	json_object_set_new(o, "target", json_string(s->spec.target));
+	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
+	json_object_set_new(o, "state", json_string(s->row.state));
+	json_array_foreach(json_object_get(o, "culprits"), i, e)
+		add_commit_info(s, e);
+	json_array_foreach(json_object_get(o, "steps"), i, e)
+		add_commit_info(s, e);
+	if ((v = json_object_get(o, "likeliest")))
+		add_commit_info(s, v);
+	*out = o;
+	return 0;
+}
+
+int kb_perf_status(struct kb_session *s, json_t *st)
+{
+	struct kb_perf_out po;
+	int ret;
+
+	if ((ret = decide(s, &po, 0)) < 0)
+		return ret;
+	if (po.kind == KB_PERF_DONE) {
+		json_t *c = json_array_get(json_object_get(po.verdict, "culprits"), 0);
+
+		json_object_set(st, "verdict", json_object_get(po.verdict, "verdict"));
+		if (c && (!strcmp(json_string_value(json_object_get(po.verdict, "verdict")),
+				  "culprit") ||
+			  !strcmp(json_string_value(json_object_get(po.verdict, "verdict")),
+				  "multiple")))
+			json_object_set(st, "culprit", json_object_get(c, "commit"));
+		json_object_set_new(st, "next", json_null());
+		json_decref(po.verdict);
+	} else {
+		json_object_set_new(st, "next", po.kind == KB_PERF_RUN ?
+			json_pack("{s:s, s:s, s:s}", "commit", po.sha, "role", po.role,
+				  "why", po.note) : json_null());
+	}
+	json_object_set_new(st, "likeliest", po.best_node >= 0 ?
+		json_pack("{s:s, s:f}", "commit", s->node_sha[po.best_node],
+			  "probability", po.best_prob) : json_null());
+	json_object_set_new(st, "warmup_used", json_integer(po.warmup_used));
+	return 0;
+}

@@ -1,0 +1,37 @@
+/*
+ * session_int.h - what the session's files share and nothing else uses:
+ * the pass/fail loop in session.c and the performance loop in
+ * perf_session.c.
+ */
+#ifndef KB_SESSION_INT_H
+#define KB_SESSION_INT_H
+
+#include "run.h"
+#include "session.h"
+
+void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The directory of run 'id' (runner files: output, status, lock). */
+char *kb_session_run_dir(struct kb_session *s, int64_t id);
+/* The number of the next boot of a commit. */
+int kb_session_next_boot(struct kb_session *s, const char *sha);
+/* The KBISECT_* environment of a run. */
+void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
+		    int boot, int run);
+/* A build or setup command: 0 ok, 1 failed (the commit is marked skip),
+ * negative for a harness error. */
+int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
+			int boot, const char *kind, const char *cmd);
+/* Record the verdict and mark the session done. */
+int kb_session_finish(struct kb_session *s);
+/* A commit as report JSON: commit, subject, author, date. */
+json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid);
+
+/* Performance mode (perf_session.c). */
+int kb_perf_loop(struct kb_session *s, struct kb_target *t);
+int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
+		       const struct kb_run_result *res);
+int kb_perf_report(struct kb_session *s, json_t **out);
+int kb_perf_status(struct kb_session *s, json_t *status);
+
+#endif

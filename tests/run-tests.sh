@@ -1,0 +1,127 @@
+#!/bin/sh
+# tests/run-tests.sh [unit] [tNNNN-name.sh | tNNNN ...]
+#
+# Runs the C unit tests (tests/unit/run-unit, when built) and the shell
+# tests tests/t[0-9]*.sh in order, or only those named as arguments.  Every
+# TAP line is echoed with the name of its script in front; the last line is
+# the tally, "N passed, N failed" or "N passed, N failed, N skipped".
+# Exit status 1 when anything failed, including a script that crashed,
+# bailed out, printed no plan or ran another number of tests than its plan
+# says; else 0.  Works from any directory.
+
+TEST_DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
+TOP_DIR=$(cd "$TEST_DIR/.." && pwd) || exit 1
+UNIT=$TEST_DIR/unit/run-unit
+
+mkdir -p "$TEST_DIR/trash" || exit 1
+tally=$TEST_DIR/trash/.run-tests.$$
+: >"$tally" || exit 1
+trap 'rm -f "$tally"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# run_tap NAME COMMAND...: run a TAP producer, echo and tally its lines.
+run_tap () {
+	run_name_=$1
+	shift
+	{
+		"$@" 2>&1 </dev/null
+		echo "#RUN-TESTS-EXIT $?"
+	} | awk -v name="$run_name_" -v tally="$tally" '
+	/^#RUN-TESTS-EXIT [0-9]+$/ { code = $2 + 0; got_code = 1; next }
+	{ print name ": " $0; fflush() }
+	/^ok [0-9]+/ {
+		ran++
+		if ($0 ~ /^ok [0-9]+ *# *[Ss][Kk][Ii][Pp]/) skip++
+		else pass++
+		next
+	}
+	/^not ok [0-9]+/ {
+		ran++
+		if ($0 ~ /# TODO/) skip++   # a known breakage
+		else fail++
+		next
+	}
+	/^1\.\.[0-9]+/ {
+		plans++
+		plan = substr($1, 4) + 0
+		if ($0 ~ /# *[Ss][Kk][Ii][Pp]/) skip_all = 1
+		next
+	}
+	/^Bail out!/ { bailed = 1 }
+	END {
+		problem = ""
+		if (bailed)
+			problem = "bailed out"
+		else if (plans != 1)
+			problem = plans ? "printed more than one plan" : "printed no plan"
+		else if (ran != plan)
+			problem = "planned " plan " tests but ran " ran
+		else if (!got_code)
+			problem = "vanished"
+		else if (code != 0 && !fail)
+			problem = "exited with status " code " without a failed test"
+		if (problem != "") {
+			print name ": not ok - the script " problem
+			fail++
+		} else if (skip_all && plan == 0) {
+			skip++
+		}
+		fflush()
+		printf "%d %d %d\n", pass, fail, skip >> tally
+	}'
+}
+
+if test $# = 0; then
+	want_unit=t
+	set -- "$TEST_DIR"/t[0-9]*.sh
+	test -e "$1" || shift
+else
+	want_unit=
+	for arg; do
+		shift
+		case $arg in
+		unit) want_unit=t; continue ;;
+		esac
+		if test -f "$arg"; then
+			set -- "$@" "$(cd "$(dirname "$arg")" && pwd)/$(basename "$arg")"
+		elif test -f "$TEST_DIR/$arg"; then
+			set -- "$@" "$TEST_DIR/$arg"
+		else
+			found=
+			for f in "$TEST_DIR/$arg"*.sh; do
+				test -f "$f" || continue
+				set -- "$@" "$f"
+				found=t
+			done
+			if test -z "$found"; then
+				echo "run-tests: no test script '$arg'" >&2
+				echo "0 1 0" >>"$tally"
+			fi
+		fi
+	done
+fi
+
+if test -n "$want_unit"; then
+	if test -x "$UNIT"; then
+		(cd "$TOP_DIR" && run_tap unit "$UNIT")
+	else
+		echo "unit: # skip: tests/unit/run-unit is not built (make tests/unit/run-unit)"
+		echo "0 0 1" >>"$tally"
+	fi
+fi
+
+for script; do
+	name=$(basename "$script")
+	(cd "$TEST_DIR" && run_tap "$name" sh "$script")
+done
+
+awk '
+	{ p += $1; f += $2; s += $3 }
+	END {
+		if (s)
+			printf "%d passed, %d failed, %d skipped\n", p, f, s
+		else
+			printf "%d passed, %d failed\n", p, f
+		exit f ? 1 : 0
+	}' "$tally"

@@ -1,0 +1,117 @@
+#!/bin/sh
+. "$(dirname "$0")/lib.sh"
+test_description 'the command line: help, version, usage errors (exit 2)'
+
+commands='start resume status log replay good bad skip report reset'
+
+test_expect_success '--help of every subcommand exits 0 with its usage on stdout' '
+	for cmd in $commands; do
+		"$KBISECT" $cmd --help >out 2>err || {
+			echo "kbisect $cmd --help failed"; exit 1; }
+		head -n 1 out >first &&
+		grep "^usage: kbisect $cmd " first || {
+			echo "kbisect $cmd --help:"; cat out; exit 1; }
+		test ! -s err || { echo "kbisect $cmd --help wrote to stderr:"; cat err; exit 1; }
+		grep "^  --help " out
+	done
+'
+
+test_expect_success '-h and "kbisect help CMD" are --help too' '
+	"$KBISECT" status -h >out &&
+	grep "^usage: kbisect status " out &&
+	"$KBISECT" help report >out &&
+	grep "^usage: kbisect report " out
+'
+
+test_expect_success '--help works in any position and takes no session' '
+	"$KBISECT" start --command true --help >out &&
+	grep "^usage: kbisect start " out &&
+	"$KBISECT" good HEAD --help >out &&
+	grep "^usage: kbisect good " out &&
+	test ! -e .git/kbisect.db
+'
+
+test_expect_success 'kbisect --help and -h list every command' '
+	"$KBISECT" --help >out &&
+	grep "^usage: kbisect " out &&
+	for cmd in $commands; do
+		grep "^  $cmd " out || { echo "--help does not list $cmd"; exit 1; }
+	done &&
+	"$KBISECT" -h >out2 &&
+	test_cmp out out2
+'
+
+test_expect_success 'kbisect --version' '
+	"$KBISECT" --version >out 2>err &&
+	test_line_count = 1 out &&
+	grep "^kbisect [0-9][0-9.]*" out &&
+	test ! -s err
+'
+
+test_expect_success 'no command at all is a usage error' '
+	test_expect_code 2 "$KBISECT" >out 2>err &&
+	test ! -s out &&
+	grep "^usage: kbisect " err
+'
+
+test_expect_success 'an unknown subcommand exits 2 and says so on stderr' '
+	test_expect_code 2 "$KBISECT" frobnicate >out 2>err &&
+	test ! -s out &&
+	grep "frobnicate" err &&
+	test_expect_code 2 "$KBISECT" --frobnicate 2>err &&
+	grep -e "--frobnicate" err
+'
+
+test_expect_success 'an unknown option exits 2 for every subcommand' '
+	for cmd in $commands; do
+		test_expect_code 2 "$KBISECT" $cmd --no-such-option >out 2>err || exit 1
+		test ! -s out || { echo "$cmd printed on stdout"; exit 1; }
+		grep "^kbisect $cmd: unknown option .--no-such-option." err || {
+			cat err; exit 1; }
+		grep "^usage: kbisect $cmd " err || { cat err; exit 1; }
+	done &&
+	test_expect_code 2 "$KBISECT" start -q a b --command true 2>err &&
+	grep "unknown option" err &&
+	test ! -e .git/kbisect.db
+'
+
+test_expect_success 'an option given a value it does not take, or missing its value' '
+	test_expect_code 2 "$KBISECT" status --json=yes 2>err &&
+	grep "takes no value" err &&
+	test_expect_code 2 "$KBISECT" start a b --command 2>err &&
+	grep "needs a value" err &&
+	test_expect_code 2 "$KBISECT" start a b --command true --confidence high 2>err &&
+	grep "needs a number" err &&
+	test_expect_code 2 "$KBISECT" start a b --command true --confidence 1.5 2>err &&
+	grep "between 0 and 1" err &&
+	test_expect_code 2 "$KBISECT" start a b --command true --seed x1 2>err &&
+	grep "needs a number" err
+'
+
+test_expect_success 'missing or extra arguments exit 2' '
+	test_expect_code 2 "$KBISECT" start 2>err &&
+	grep "^kbisect start: needs a GOOD and a BAD" err &&
+	test_expect_code 2 "$KBISECT" start onlyone --command true 2>err &&
+	grep "^kbisect start: needs a GOOD and a BAD" err &&
+	test_expect_code 2 "$KBISECT" start a b 2>err &&
+	grep "^kbisect start: needs exactly one of --bench and --command" err &&
+	test_expect_code 2 "$KBISECT" start a b --bench x --command true 2>err &&
+	grep "^kbisect start: needs exactly one of" err &&
+	test_expect_code 2 "$KBISECT" replay 2>err &&
+	grep "^kbisect replay: needs one FILE" err &&
+	test_expect_code 2 "$KBISECT" replay a b 2>err &&
+	test_expect_code 2 "$KBISECT" good a b 2>err &&
+	grep "^kbisect good: takes at most one REV" err &&
+	test_expect_code 2 "$KBISECT" status extra 2>err &&
+	grep "^kbisect status: unexpected argument" err &&
+	test_expect_code 2 "$KBISECT" reset -- x 2>err &&
+	grep "^kbisect reset: .--. is not used" err
+'
+
+test_expect_success 'usage errors write nothing: no database, no state directory' '
+	test ! -e .git/kbisect.db &&
+	test ! -e .git/kbisect.db.d &&
+	test ! -e .git/kbisect.db.lock
+'
+
+test_done
