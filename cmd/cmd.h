@@ -88,5 +88,6 @@ int cmd_replay(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

@@ -17,10 +17,12 @@ void kb_print_help(const struct kb_cmd_help *h, const struct kb_opt *opts, FILE 
 	for (o = opts; o->name; o++) {
 		char left[64];
 
+		const char *dash = strlen(o->name) == 1 ? "-" : "--";
+
 		if (o->type == OPT_FLAG)
-			snprintf(left, sizeof(left), "--%s", o->name);
+			snprintf(left, sizeof(left), "%s%s", dash, o->name);
 		else
-			snprintf(left, sizeof(left), "--%s %s", o->name, o->arg);
+			snprintf(left, sizeof(left), "%s%s %s", dash, o->name, o->arg);
 		fprintf(to, "  %-24s %s%s\n", left, o->help,
 			o->type == OPT_LIST ? " (repeatable)" : "");
 	}
@@ -76,10 +78,16 @@ int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
 			kb_strv_push(args, a);
 			continue;
 		}
-		if (a[1] != '-')
-			return kb_usage_error(h, "unknown option '%s'", a);
-		eq = strchr(a + 2, '=');
-		o = find(opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+		if (a[1] != '-') {
+			/* one-letter options: -n 5 */
+			o = a[2] ? NULL : find(opts, a + 1, 1);
+			eq = NULL;
+		} else {
+			eq = strchr(a + 2, '=');
+			o = find(opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
+			if (o && strlen(o->name) == 1)
+				o = NULL;
+		}
 		if (!o)
 			return kb_usage_error(h, "unknown option '%s'", a);
 		if (o->type == OPT_FLAG) {
@@ -93,8 +101,7 @@ int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
 		} else if (i + 1 < argc) {
 			val = argv[++i];
 		} else {
-			return kb_usage_error(h, "option '--%s' needs a value (%s)",
-					      o->name, o->arg);
+			return kb_usage_error(h, "option '%s' needs a value (%s)", a, o->arg);
 		}
 		if (o->type == OPT_STRING) {
 			*(const char **)o->value = val;
@@ -107,8 +114,8 @@ int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
 			errno = 0;
 			d = strtod(val, &end);
 			if (errno || end == val || *end)
-				return kb_usage_error(h, "option '--%s' needs a number, not '%s'",
-						      o->name, val);
+				return kb_usage_error(h, "option '%s' needs a number, not '%s'",
+						      a, val);
 			*(double *)o->value = d;
 		}
 	}

@@ -102,15 +102,15 @@ int cmd_start(int argc, char **argv)
 	fprintf(stderr, "kbisect: session %lld, %zu commits in range, database %s\n",
 		(long long)id, s.dag.g.n, c.db_path);
 	if (no_run) {
-		struct kb_next next;
+		json_t *st, *next;
 
-		if (kb_session_next(&s, &next) == 0 && next.kind == KB_NEXT_TEST) {
-			char hex[GIT_OID_HEXSZ + 1];
-
-			git_oid_tostr(hex, sizeof(hex), &s.dag.oid[next.commit]);
-			fprintf(stderr, "kbisect: first commit to test: %s\n", hex);
+		if (kb_session_status(&s, &st) == 0) {
+			next = json_object_get(st, "next");
+			if (json_is_object(next))
+				fprintf(stderr, "kbisect: first commit to test: %s\n",
+					json_string_value(json_object_get(next, "commit")));
+			json_decref(st);
 		}
-		kb_next_release(&next);
 		ret = 0;
 	} else {
 		ret = kb_run_session(&s, "start");

@@ -17,9 +17,10 @@ static void print_text(json_t *st)
 
 	printf("session %lld: %s\n", (long long)json_integer_value(json_object_get(st, "session")),
 	       json_string_value(json_object_get(st, "state")));
-	printf("range: %lld commits, %lld candidates left, %lld tested\n",
+	printf("range: %lld commits, %lld candidate%s left, %lld tested\n",
 	       (long long)json_integer_value(json_object_get(st, "range")),
 	       (long long)json_integer_value(json_object_get(st, "candidates")),
+	       json_integer_value(json_object_get(st, "candidates")) == 1 ? "" : "s",
 	       (long long)json_integer_value(json_object_get(st, "tested")));
 	printf("benchmark: %s   target: %s\n",
 	       json_string_value(json_object_get(st, "bench")),
@@ -29,11 +30,22 @@ static void print_text(json_t *st)
 		       (long long)json_integer_value(json_object_get(r, "run")),
 		       json_string_value(json_object_get(r, "commit")),
 		       json_number_value(json_object_get(r, "seconds")));
-	if (json_is_object(next))
-		printf("next: %s %s (roughly %lld steps left)\n",
+	if (json_is_object(next) && json_object_get(next, "why"))
+		printf("next: %s (%s: %s)\n",
+		       json_string_value(json_object_get(next, "commit")),
+		       json_string_value(json_object_get(next, "role")),
+		       json_string_value(json_object_get(next, "why")));
+	else if (json_is_object(next))
+		printf("next: %s %s (roughly %lld step%s left)\n",
 		       json_string_value(json_object_get(next, "commit")),
 		       json_string_value(json_object_get(next, "subject")),
-		       (long long)json_integer_value(json_object_get(st, "steps_left")));
+		       (long long)json_integer_value(json_object_get(st, "steps_left")),
+		       json_integer_value(json_object_get(st, "steps_left")) == 1 ? "" : "s");
+	if (json_is_object(json_object_get(st, "likeliest")))
+		printf("likeliest culprit: %s (%.0f%%)\n",
+		       json_string_value(json_object_get(json_object_get(st, "likeliest"), "commit")),
+		       100 * json_number_value(json_object_get(json_object_get(st, "likeliest"),
+							       "probability")));
 	if (json_object_get(st, "verdict"))
 		printf("verdict: %s%s%s\n",
 		       json_string_value(json_object_get(st, "verdict")),

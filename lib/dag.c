@@ -425,6 +425,22 @@ int kb_dag_build(struct kb_dag *dag, git_repository *repo, const git_oid *bad,
 	return 0;
 }
 
+int kb_dag_from_commits(struct kb_dag *dag, git_repository *repo, const git_oid *oids,
+			size_t n)
+{
+	size_t i;
+
+	memset(dag, 0, sizeof(*dag));
+	dag->repo = repo;
+	dag->oid = kb_malloc((n ? n : 1) * sizeof(*dag->oid));
+	for (i = 0; i < n; i++) {
+		git_oid_cpy(&dag->oid[i], &oids[i]);
+		kb_graph_add_node(&dag->g);
+	}
+	hash_build(&dag->hash, &dag->hash_size, dag->oid, n);
+	return 0;
+}
+
 void kb_dag_release(struct kb_dag *dag)
 {
 	kb_graph_release(&dag->g);

@@ -59,6 +59,10 @@ int kb_dag_build(struct kb_dag *dag, git_repository *repo, const git_oid *bad,
 		 const struct kb_range_opts *opts);
 void kb_dag_release(struct kb_dag *dag);
 
+/* A graph of the given commits only, with no edges; node 0 is 'BAD'. */
+int kb_dag_from_commits(struct kb_dag *dag, git_repository *repo, const git_oid *oids,
+			size_t n);
+
 /* Node index of a commit, or -1 when it is not in the range. */
 long kb_dag_find(const struct kb_dag *dag, const git_oid *oid);
 

@@ -903,6 +903,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct found f, f2;
 
 	memset(out, 0, sizeof(*out));
+	out->best_node = -1;
 	memset(&c, 0, sizeof(c));
 	c.in = in;
 	c.use_log = 1;
@@ -951,7 +952,8 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	case CAL_SAME:
 no_difference:
 		finish(&c, out, "no-regression", json_array(),
-		       "GOOD and BAD do not differ");
+		       c.warm_detected ? "GOOD and BAD do not differ once the warm-up "
+		       "runs after each boot are left out" : "GOOD and BAD do not differ");
 		goto out;
 	default:
 		break;

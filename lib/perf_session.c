@@ -4,6 +4,7 @@
  * of the benchmark), the revert of a likely culprit made with libgit2, and
  * the report.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 
 #include "perf.h"
 #include "session_int.h"
+#include "stats.h"
 
 static const char zero_sha[41] = "0000000000000000000000000000000000000000";
 
@@ -464,5 +466,138 @@ int kb_perf_status(struct kb_session *s, json_t *st)
 		json_pack("{s:s, s:f}", "commit", s->node_sha[po.best_node],
 			  "probability", po.best_prob) : json_null());
 	json_object_set_new(st, "warmup_used", json_integer(po.warmup_used));
+	return 0;
+}
+
+static int boots_of(struct kb_session *s, const char *sha)
+{
+	int n = 0, last = -1;
+	size_t i;
+
+	for (i = 0; i < s->nruns; i++)
+		if (s->runs[i].state == KB_RUN_DONE && !strcmp(s->runs[i].sha, sha) &&
+		    s->runs[i].boot != last) {
+			n++;
+			last = s->runs[i].boot;
+		}
+	return n;
+}
+
+int kb_compare_loop(struct kb_session *s, struct kb_target *t)
+{
+	const char *a = s->spec.good_shas.v[0], *b = s->spec.bad_sha;
+	int ret, want = s->spec.compare_boots ? s->spec.compare_boots : 3;
+
+	for (;;) {
+		int na, nb;
+		const char *next;
+
+		if (s->stop && *s->stop)
+			return kb_error(KB_EINTR, "stopped; run the same 'kbisect compare' "
+					"again to continue");
+		if ((ret = kb_session_refresh(s)) < 0)
+			return ret;
+		for (size_t i = 0; i < s->nmark_rows; i++)
+			if (s->mark_rows[i].mark == 's')
+				return kb_error(KB_EINVAL, "the benchmark fails at %.12s: "
+						"nothing to compare", s->mark_rows[i].sha);
+		na = boots_of(s, a);
+		nb = boots_of(s, b);
+		if (na >= want && nb >= want)
+			return kb_session_finish(s);
+		next = na <= nb ? a : b;
+		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s, boot %d of %d", next,
+			       next == a ? "A" : "B", (next == a ? na : nb) + 1, want);
+		if ((ret = measure_boot(s, t, next, s->spec.bench.runs_per_boot)) < 0)
+			return ret;
+	}
+}
+
+static json_t *side_json(struct kb_session *s, const char *sha, double **vals, size_t *n)
+{
+	size_t i, alloc = 0;
+	int boots = 0, last = -1;
+	double mean, sd;
+	git_oid oid;
+	json_t *o;
+
+	*vals = NULL;
+	*n = 0;
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
+
+		if (r->state != KB_RUN_DONE || !r->has_value || strcmp(r->sha, sha) ||
+		    r->run <= s->spec.bench.warmup)
+			continue;
+		if (r->boot != last) {
+			boots++;
+			last = r->boot;
+		}
+		KB_ALLOC_GROW(*vals, *n + 1, alloc);
+		(*vals)[(*n)++] = r->value;
+	}
+	git_oid_fromstr(&oid, sha);
+	o = kb_session_commit_json(s, &oid);
+	mean = kb_mean(*vals, *n);
+	sd = kb_stddev(*vals, *n);
+	json_object_set_new(o, "n", json_integer((json_int_t)*n));
+	json_object_set_new(o, "boots", json_integer(boots));
+	if (*n) {
+		json_object_set_new(o, "mean", json_real(mean));
+		json_object_set_new(o, "median", json_real(kb_median(*vals, *n)));
+		json_object_set_new(o, "stddev_pct", json_real(*n > 1 && mean ?
+			100 * sd / fabs(mean) : 0));
+	}
+	return o;
+}
+
+int kb_compare_report(struct kb_session *s, json_t **out)
+{
+	double *va, *vb, pmw, pks, lo = 0, hi = 0, ma, mb;
+	size_t na, nb, i;
+	json_t *o, *a, *b;
+	int worse, positive = 1;
+	const char *verdict;
+
+	a = side_json(s, s->spec.good_shas.v[0], &va, &na);
+	b = side_json(s, s->spec.bad_sha, &vb, &nb);
+	for (i = 0; i < na; i++)
+		positive &= va[i] > 0;
+	for (i = 0; i < nb; i++)
+		positive &= vb[i] > 0;
+	pmw = kb_mann_whitney_p(va, na, vb, nb);
+	pks = kb_ks_p(va, na, vb, nb);
+	ma = kb_mean(va, na);
+	mb = kb_mean(vb, nb);
+	if (na && nb && positive) {
+		double *la = kb_malloc(na * sizeof(*la)), *lb = kb_malloc(nb * sizeof(*lb));
+
+		for (i = 0; i < na; i++)
+			la[i] = log(va[i]);
+		for (i = 0; i < nb; i++)
+			lb[i] = log(vb[i]);
+		kb_diff_ci(la, na, lb, nb, 0.90, 500, s->spec.seed, &lo, &hi);
+		lo = 100 * (exp(lo) - 1);
+		hi = 100 * (exp(hi) - 1);
+		free(la);
+		free(lb);
+	}
+	worse = s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ? mb < ma : mb > ma;
+	verdict = na < 3 || nb < 3 ? "unfinished" :
+		  pmw >= 0.001 && pks >= 0.001 ? "no-difference" :
+		  worse ? "regression" : "improvement";
+	o = json_pack("{s:i, s:s, s:o, s:o, s:f, s:[f, f], s:f, s:f, s:s, s:s, s:s, s:i}",
+		      "version", 1, "mode", "compare", "a", a, "b", b,
+		      "change_pct", na && nb && ma ? 100 * (mb / ma - 1) : 0.0,
+		      "change_ci_pct", lo, hi, "p_mann_whitney", pmw, "p_ks", pks,
+		      "verdict", verdict, "bench", s->spec.bench.name,
+		      "target", s->spec.target, "runs_total", (int)(na + nb));
+	json_object_set_new(o, "metric", json_pack("{s:s, s:s, s:s}",
+		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,
+		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?
+		"higher" : "lower"));
+	free(va);
+	free(vb);
+	*out = o;
 	return 0;
 }

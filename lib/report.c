@@ -94,12 +94,13 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	size_t i, nskip = 0, runs = 0;
 	int ret;
 
-	if (s->spec.bench.has_metric) {
+	if (s->spec.bench.has_metric || !strcmp(s->spec.kind, "compare")) {
 		json_decref(culprits);
 		json_decref(warnings);
 		json_decref(steps);
 		json_decref(goods);
-		return kb_perf_report(s, out);
+		return !strcmp(s->spec.kind, "compare") ? kb_compare_report(s, out) :
+			kb_perf_report(s, out);
 	}
 	if ((ret = kb_session_next(s, &next)) < 0) {
 		json_decref(culprits);

@@ -138,30 +138,97 @@ int kb_session_create(struct kb_store *store, struct kb_spec *spec,
 	return ret;
 }
 
-int kb_session_load(struct kb_session *s, struct kb_store *store,
-		    const char *statedir, int any)
+/* Load the session of 'row' (taken over by the session). */
+static int load_row(struct kb_session *s, struct kb_store *store, const char *statedir,
+		    struct kb_session_row *row)
 {
 	int ret;
 
 	memset(s, 0, sizeof(*s));
 	s->store = store;
 	s->statedir = kb_strdup(statedir);
-	ret = any ? kb_store_session_latest(store, &s->row) :
-		    kb_store_session_active(store, &s->row);
-	if (ret < 0)
-		goto fail;
+	s->row = *row;
+	memset(row, 0, sizeof(*row));
 	if ((ret = kb_spec_from_json(&s->spec, s->row.spec)) < 0)
 		goto fail;
 	if ((ret = kb_repo_open(&s->repo, s->spec.repo)) < 0)
 		goto fail;
-	if ((ret = build_dag(&s->dag, s->repo, &s->spec)) < 0)
-		goto fail;
-	if ((ret = kb_session_refresh(s)) < 0)
+	if (!strcmp(s->spec.kind, "compare")) {
+		git_oid two[2];
+
+		git_oid_fromstr(&two[0], s->spec.bad_sha);
+		git_oid_fromstr(&two[1], s->spec.good_shas.v[0]);
+		ret = kb_dag_from_commits(&s->dag, s->repo, two, 2);
+	} else {
+		ret = build_dag(&s->dag, s->repo, &s->spec);
+	}
+	if (ret < 0 || (ret = kb_session_refresh(s)) < 0)
 		goto fail;
 	return 0;
 fail:
 	kb_session_release(s);
 	return ret;
+}
+
+int kb_session_load(struct kb_session *s, struct kb_store *store,
+		    const char *statedir, int any)
+{
+	struct kb_session_row row;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	ret = any ? kb_store_session_latest(store, &row) :
+		    kb_store_session_active(store, &row);
+	if (ret < 0)
+		return ret;
+	return load_row(s, store, statedir, &row);
+}
+
+int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *statedir,
+		    struct kb_spec *spec, git_repository *repo)
+{
+	struct kb_session_row row;
+	git_oid oid;
+	char hex[GIT_OID_HEXSZ + 1], *json;
+	int64_t id;
+	int ret;
+
+	memset(s, 0, sizeof(*s));
+	if ((ret = kb_repo_resolve(repo, spec->good_specs.v[0], &oid)) < 0)
+		return ret;
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	kb_strv_clear(&spec->good_shas);
+	kb_strv_push(&spec->good_shas, hex);
+	if ((ret = kb_repo_resolve(repo, spec->bad_spec, &oid)) < 0)
+		return ret;
+	git_oid_tostr(hex, sizeof(hex), &oid);
+	free(spec->bad_sha);
+	spec->bad_sha = kb_strdup(hex);
+	if (!strcmp(spec->bad_sha, spec->good_shas.v[0]))
+		return kb_error(KB_EINVAL, "A and B are the same commit %.12s", hex);
+	if (kb_store_session_compare(store, &row) == 0) {
+		struct kb_spec old;
+
+		if (kb_spec_from_json(&old, row.spec) == 0) {
+			int same = !strcmp(old.bad_sha, spec->bad_sha) &&
+				   !strcmp(old.good_shas.v[0], spec->good_shas.v[0]) &&
+				   !strcmp(old.bench.json, spec->bench.json) &&
+				   old.compare_boots == spec->compare_boots &&
+				   !strcmp(old.target, spec->target);
+
+			kb_spec_release(&old);
+			if (same)
+				return load_row(s, store, statedir, &row);
+		}
+		kb_session_row_release(&row);
+	}
+	kb_error_clear();
+	json = kb_spec_to_json(spec);
+	ret = kb_store_session_create_as(store, json, "compare", &id);
+	free(json);
+	if (ret < 0 || (ret = kb_store_session_compare(store, &row)) < 0)
+		return ret;
+	return load_row(s, store, statedir, &row);
 }
 
 void kb_session_release(struct kb_session *s)
@@ -496,12 +563,16 @@ int kb_session_finish(struct kb_session *s)
 	json_decref(report);
 	if ((ret = kb_store_begin(s->store)) < 0)
 		goto out;
-	if ((ret = kb_store_session_finish(s->store, s->row.id, "done", text)) < 0 ||
+	if ((ret = kb_store_session_finish(s->store, s->row.id,
+					   strcmp(s->spec.kind, "compare") ? "done" : "compare",
+					   text)) < 0 ||
 	    (ret = kb_store_event(s->store, s->row.id, "verdict", "%s", text)) < 0 ||
 	    (ret = kb_store_commit(s->store)) < 0)
 		kb_store_rollback(s->store);
-	free(s->row.state);
-	s->row.state = kb_strdup("done");
+	if (strcmp(s->spec.kind, "compare")) {
+		free(s->row.state);
+		s->row.state = kb_strdup("done");
+	}
 out:
 	free(text);
 	return ret;
@@ -522,6 +593,10 @@ int kb_session_run(struct kb_session *s)
 	    (ret = t->ops->cleanup(t)) < 0 ||
 	    (ret = recover(s, t)) < 0)
 		goto out;
+	if (!strcmp(s->spec.kind, "compare")) {
+		ret = kb_compare_loop(s, t);
+		goto out;
+	}
 	if (s->spec.bench.has_metric) {
 		ret = kb_perf_loop(s, t);
 		goto out;

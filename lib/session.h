@@ -19,6 +19,8 @@
 
 /* What 'kbisect start' was asked to do; stored as JSON in the database. */
 struct kb_spec {
+	char *kind;             /* "bisect", or "compare" (GOOD = A, BAD = B) */
+	int compare_boots;      /* compare: boots of each side */
 	char *repo;             /* repository path as opened */
 	struct kb_strv good_specs, good_shas;
 	char *bad_spec, *bad_sha;
@@ -72,6 +74,11 @@ char *kb_statedir_for(const char *db_path);
  */
 int kb_session_create(struct kb_store *store, struct kb_spec *spec,
 		      git_repository *repo, int64_t *id);
+
+/* Start or continue 'kbisect compare': an unfinished comparison of the
+ * same commits and benchmark is continued, otherwise a new one made. */
+int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *statedir,
+		    struct kb_spec *spec, git_repository *repo);
 
 /* Resolve the revisions of 'spec' and check the range (no database). */
 int kb_spec_check(struct kb_spec *spec, git_repository *repo);

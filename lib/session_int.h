@@ -33,5 +33,8 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res);
 int kb_perf_report(struct kb_session *s, json_t **out);
 int kb_perf_status(struct kb_session *s, json_t *status);
+/* 'kbisect compare' (perf_session.c). */
+int kb_compare_loop(struct kb_session *s, struct kb_target *t);
+int kb_compare_report(struct kb_session *s, json_t **out);
 
 #endif

@@ -11,6 +11,7 @@ void kb_spec_init(struct kb_spec *spec)
 
 void kb_spec_release(struct kb_spec *spec)
 {
+	free(spec->kind);
 	free(spec->repo);
 	kb_strv_clear(&spec->good_specs);
 	kb_strv_clear(&spec->good_shas);
@@ -41,6 +42,9 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 	for (i = 0; i < spec->paths.n; i++)
 		json_array_append_new(paths, json_string(spec->paths.v[i]));
 	json_object_set_new(o, "version", json_integer(1));
+	json_object_set_new(o, "kind", json_string(spec->kind ? spec->kind : "bisect"));
+	if (spec->compare_boots)
+		json_object_set_new(o, "compare_boots", json_integer(spec->compare_boots));
 	json_object_set_new(o, "repo", json_string(spec->repo));
 	json_object_set_new(o, "good", goods);
 	json_object_set_new(o, "bad", rev_json(spec->bad_spec, spec->bad_sha));
@@ -85,6 +89,10 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 		json_decref(o);
 		return kb_error(KB_EVERSION, "the session was written by a newer kbisect");
 	}
+	spec->kind = str_field(o, "kind");
+	if (!spec->kind)
+		spec->kind = kb_strdup("bisect");
+	spec->compare_boots = (int)json_integer_value(json_object_get(o, "compare_boots"));
 	spec->repo = str_field(o, "repo");
 	spec->target = str_field(o, "target");
 	spec->build = str_field(o, "build");

@@ -20,7 +20,7 @@ static const char schema[] =
 	"CREATE TABLE sessions ("
 	"  id INTEGER PRIMARY KEY,"
 	"  created REAL NOT NULL,"
-	"  state TEXT NOT NULL CHECK (state IN ('active','done','ended')),"
+	"  state TEXT NOT NULL CHECK (state IN ('active','done','ended','compare')),"
 	"  spec TEXT NOT NULL,"
 	"  verdict TEXT);"
 	"CREATE TABLE marks ("
@@ -325,13 +325,20 @@ int kb_store_session_active(struct kb_store *s, struct kb_session_row *out)
 {
 	int ret = session_query(s,
 		"SELECT id, created, state, spec, verdict FROM sessions "
-		"WHERE state != 'ended' ORDER BY id DESC LIMIT 1", out);
+		"WHERE state IN ('active','done') ORDER BY id DESC LIMIT 1", out);
 
 	if (ret == KB_ENOSESSION)
 		kb_error(KB_ENOSESSION,
 			 "no kbisect session in progress in %s (start one with "
 			 "'kbisect start')", s->path);
 	return ret;
+}
+
+int kb_store_session_compare(struct kb_store *s, struct kb_session_row *out)
+{
+	return session_query(s,
+		"SELECT id, created, state, spec, verdict FROM sessions "
+		"WHERE state = 'compare' AND verdict IS NULL ORDER BY id DESC LIMIT 1", out);
 }
 
 int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out)
@@ -343,15 +350,22 @@ int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out)
 
 int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id)
 {
+	return kb_store_session_create_as(s, spec, "active", id);
+}
+
+int kb_store_session_create_as(struct kb_store *s, const char *spec, const char *state,
+			       int64_t *id)
+{
 	sqlite3_stmt *st;
 	int ret;
 
 	if ((ret = prepare(s, &st,
 			   "INSERT INTO sessions (created, state, spec) "
-			   "VALUES (?, 'active', ?)")) < 0)
+			   "VALUES (?, ?, ?)")) < 0)
 		return ret;
 	sqlite3_bind_double(st, 1, kb_now());
-	sqlite3_bind_text(st, 2, spec, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, state, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, spec, -1, SQLITE_TRANSIENT);
 	if ((ret = step_done(s, st, "creating the session")) < 0)
 		return ret;
 	*id = sqlite3_last_insert_rowid(s->db);

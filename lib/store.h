@@ -40,7 +40,7 @@ void kb_store_rollback(struct kb_store *s);
 struct kb_session_row {
 	int64_t id;
 	double created;
-	char *state;   /* "active", "done", "ended" */
+	char *state;   /* "active", "done", "ended", "compare" */
 	char *spec;    /* JSON */
 	char *verdict; /* JSON or NULL */
 };
@@ -51,6 +51,12 @@ int kb_store_session_active(struct kb_store *s, struct kb_session_row *out);
 /* The newest session, active or not (KB_ENOSESSION when there is none). */
 int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out);
 int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id);
+/* A session in another state: "compare" for 'kbisect compare', which does
+ * not count as the active session. */
+int kb_store_session_create_as(struct kb_store *s, const char *spec, const char *state,
+			       int64_t *id);
+/* The newest unfinished comparison (KB_ENOSESSION when there is none). */
+int kb_store_session_compare(struct kb_store *s, struct kb_session_row *out);
 int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
 			    const char *verdict);
 

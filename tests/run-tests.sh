@@ -24,6 +24,16 @@ trap 'exit 143' TERM
 run_tap () {
 	run_name_=$1
 	shift
+	run_before_=$(wc -l <"$tally")
+	run_tap_ "$@"
+	if test "$(wc -l <"$tally")" = "$run_before_"; then
+		# the reader itself was killed: the script's results are lost
+		echo "$run_name_: not ok - the script was killed, or its output lost"
+		echo "0 1 0" >>"$tally"
+	fi
+}
+
+run_tap_ () {
 	{
 		"$@" 2>&1 </dev/null
 		echo "#RUN-TESTS-EXIT $?"

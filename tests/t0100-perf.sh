@@ -1,0 +1,147 @@
+#!/bin/sh
+. "$(dirname "$0")/lib.sh"
+test_description 'performance bisection with a noisy benchmark on the local target'
+
+gen_repo repo --seed 21 --commits 100 --culprits random:0.05
+gen_repo flat --seed 22 --commits 60 --culprits none
+C=$(gen_field repo culprit)
+G=$(gen_field repo good)
+B=$(gen_field repo bad)
+
+bench () {
+	cat >"$TRASH_DIRECTORY/$1.json" <<JSON
+{"name": "$1", "command": ["sh", "$TEST_DIR/fixtures/noisy-bench.sh"],
+ "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower",
+            "unit": "ms"},
+ "runs_per_boot": ${2:-5}}
+JSON
+}
+
+test_expect_success 'setup' '
+	test -n "$C" && bench noisy && bench warm 10 &&
+	cat >garbage.json <<-JSON
+	{"name": "garbage", "command": "echo no numbers here",
+	 "metric": {"name": "t", "regex": "t=([0-9.]+)", "direction": "lower"}}
+	JSON
+'
+
+test_expect_success 'a 5% step in 3% noise: the culprit, with its checks' '
+	cd repo &&
+	"$KBISECT" start good bad --bench ../noisy.json --seed 4 >out 2>err &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json version)" = 1 &&
+	test "$(json_get r.json mode)" = performance &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $C &&
+	test "$(json_get r.json culprits[0].checks.parent_vs_culprit)" = pass &&
+	test "$(json_get r.json culprits[0].checks.revert)" = pass &&
+	test "$(json_get r.json metric.name)" = latency &&
+	test "$(json_get r.json metric.direction)" = lower &&
+	awk -v p="$(json_get r.json culprits[0].probability)" "BEGIN { exit !(p >= 0.95) }" &&
+	awk -v d="$(json_get r.json culprits[0].delta_pct)" "BEGIN { exit !(d > 1 && d < 10) }" &&
+	json_get r.json culprits[0].explained >/dev/null &&
+	json_get r.json culprits[0].delta_ci_pct[1] >/dev/null &&
+	test "$(json_get r.json steps[0].commit)" = $G &&
+	test "$(json_get r.json steps[0].boots)" -ge 2 &&
+	json_get r.json steps[0].samples[9] >/dev/null
+'
+
+test_expect_success 'the text report: table, checks, regzbot line' '
+	cd repo &&
+	grep "^The first bad commit:" out &&
+	grep "^commit $C" out &&
+	grep "^  culprit   $(echo $C | cut -c1-12)" out &&
+	grep "^  parent " out &&
+	grep "^checks: parent vs culprit pass, revert on BAD pass" out &&
+	grep "^#regzbot introduced: $(echo $C | cut -c1-12)\$" out
+'
+
+test_expect_success 'every sample is in the database, once, with boot and run' '
+	cd repo &&
+	runs=$(json_get r.json runs_total) &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from runs where state = '"'"'done'"'"' and value is not null")" = $runs &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from (select distinct sha, boot, run from runs where state = '"'"'done'"'"')")" = $runs &&
+	test "$(sqlite3 .git/kbisect.db "select min(run) || '"'"' '"'"' || max(run) from runs")" = "1 5"
+'
+
+test_expect_success 'the revert of the culprit was tested and the user repository untouched' '
+	cd repo &&
+	rev=$(sqlite3 .git/kbisect.db "select detail from events where kind = '"'"'revert'"'"'" | cut -d" " -f2) &&
+	git cat-file -e $rev &&
+	test "$(git log -1 --format=%P $rev)" = $B &&
+	test -z "$(git status --porcelain --untracked-files=no)" &&
+	test -z "$(git for-each-ref --contains $rev)"
+'
+
+test_expect_success 'no change at all: no-regression, exit 3, no commit blamed' '
+	cd flat &&
+	test_expect_code 3 "$KBISECT" start good bad --bench ../noisy.json --seed 1 >out 2>err &&
+	test_expect_code 3 "$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" = no-regression &&
+	test "$(json_get r.json culprits)" = "[]" &&
+	grep "^No regression" out &&
+	grep "^#regzbot introduced: [0-9a-f]*\.\.[0-9a-f]*\$" out
+'
+
+test_expect_success 'warm-up on the good side only: flagged, nobody blamed' '
+	cd flat &&
+	"$KBISECT" reset 2>/dev/null &&
+	WARMUP_RUNS=3 NOISE=0.01 &&
+	export WARMUP_RUNS NOISE &&
+	test_expect_code 3 "$KBISECT" start good bad --bench ../warm.json --seed 2 >out 2>err &&
+	test_expect_code 3 "$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" != culprit &&
+	json_list r.json warnings >w &&
+	grep "warm-up" out
+'
+
+test_expect_success 'kill -9 in the middle of a run, resume: same culprit, no sample twice' '
+	rm -rf again && cp -r repo again && cd again && rm -rf .git/kbisect.db* &&
+	("$KBISECT" start good bad --bench ../noisy.json --seed 4 >out 2>err &) &&
+	test_wait_for "test -d .git/kbisect.db.d/runs/30" 400 &&
+	pkill -9 -f "kbisect start good bad --bench ../noisy.json" ;
+	sleep 0.2 &&
+	"$KBISECT" resume >out2 2>err2 &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json culprits[0].commit)" = $C &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from (select sha, boot, run from runs where state = '"'"'done'"'"' group by sha, boot, run having count(*) > 1)")" = 0 &&
+	test "$(sqlite3 .git/kbisect.db "pragma integrity_check")" = ok
+'
+
+test_expect_success 'compare: GOOD against BAD is a regression, exit 0' '
+	cd repo &&
+	"$KBISECT" compare good bad --bench ../noisy.json -n 4 >cmp 2>err &&
+	grep "%stddev     %change         %stddev" cmp &&
+	grep "^verdict: B is worse than A (regression)" cmp &&
+	"$KBISECT" compare good bad --bench ../noisy.json -n 4 --json >cmp.json 2>err &&
+	test "$(json_get cmp.json verdict)" = regression &&
+	test "$(json_get cmp.json a.commit)" = $G &&
+	test "$(json_get cmp.json a.n)" = 20
+'
+
+test_expect_success 'compare: two commits at the same level are no regression, exit 3' '
+	cd flat &&
+	test_expect_code 3 "$KBISECT" compare good bad --bench ../noisy.json >cmp 2>err &&
+	grep "^verdict: no difference" cmp
+'
+
+test_expect_success 'compare needs a metric; and A and B must differ' '
+	cd repo &&
+	echo "{\"name\": \"pf\", \"command\": \"true\"}" >../pf.json &&
+	test_expect_code 1 "$KBISECT" compare good bad --bench ../pf.json 2>err &&
+	grep "has no metric" err &&
+	test_expect_code 1 "$KBISECT" compare good good --bench ../noisy.json 2>err &&
+	grep "same commit" err
+'
+
+test_expect_success 'output without the metric stops with the benchmark and its output named' '
+	cd flat &&
+	"$KBISECT" reset 2>/dev/null;
+	test_expect_code 1 "$KBISECT" start good bad --bench ../garbage.json 2>err &&
+	grep "benchmark garbage: metric regex did not match in the output .echo\\|no numbers here" err &&
+	test_expect_code 1 "$KBISECT" resume 2>err2 &&
+	grep "no numbers here" err2 &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from runs where state = '"'"'aborted'"'"'")" = 2
+'
+
+test_done
