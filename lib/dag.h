@@ -59,6 +59,14 @@ int kb_dag_build(struct kb_dag *dag, git_repository *repo, const git_oid *bad,
 		 const struct kb_range_opts *opts);
 void kb_dag_release(struct kb_dag *dag);
 
+/*
+ * Revert 'culprit' on top of 'onto' into a new commit object (no ref, no
+ * work tree, no index is touched).  The same inputs give the same commit
+ * id in any clone.  *applied = 0 when the revert does not apply cleanly.
+ */
+int kb_repo_revert(git_repository *repo, const git_oid *culprit, const git_oid *onto,
+		   git_oid *out, int *applied);
+
 /* A graph of the given commits only, with no edges; node 0 is 'BAD'. */
 int kb_dag_from_commits(struct kb_dag *dag, git_repository *repo, const git_oid *oids,
 			size_t n);

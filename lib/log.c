@@ -7,6 +7,7 @@
  *   bench JSON
  *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
  *   good|bad|skip SHA
+ *   revert CULPRIT REVERT|-   the revert of a culprit on BAD, made again
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -131,6 +132,18 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 	kb_buf_adds(out, "\nbench");
 	add_word(out, s->spec.bench.json);
 	kb_buf_addch(out, '\n');
+	{
+		struct kb_event_row *ev;
+		size_t nev;
+
+		if (kb_store_events(s->store, s->row.id, &ev, &nev) == 0) {
+			for (i = 0; i < nev; i++)
+				if (!strcmp(ev[i].kind, "revert"))
+					kb_buf_addf(out, "revert %s\n", ev[i].detail);
+			kb_event_rows_free(ev, nev);
+		}
+		kb_error_clear();
+	}
 	/* runs and marks in the order they happened */
 	while (r < s->nruns || m < s->nmark_rows) {
 		if (m >= s->nmark_rows ||
@@ -247,6 +260,27 @@ static int replay_run(struct kb_store *store, git_repository *repo, int64_t sess
 	return kb_store_run_finish(store, &r);
 }
 
+/* Make the revert again: it must come out as the log says. */
+static int replay_revert(struct kb_store *store, git_repository *repo, int64_t session,
+			 const struct kb_spec *spec, struct kb_strv *w, const char *origin,
+			 int line)
+{
+	git_oid culprit, bad, rev;
+	char hex[GIT_OID_HEXSZ + 1] = "-";
+	int applied, ret;
+
+	if (w->n != 3 || git_oid_fromstr(&culprit, w->v[1]) < 0)
+		return line_err(origin, line, "'revert' takes a commit and its revert");
+	git_oid_fromstr(&bad, spec->bad_sha);
+	if ((ret = kb_repo_revert(repo, &culprit, &bad, &rev, &applied)) < 0)
+		return ret;
+	if (applied)
+		git_oid_tostr(hex, sizeof(hex), &rev);
+	if (strcmp(hex, w->v[2]))
+		return line_err(origin, line, "the revert does not come out as recorded");
+	return kb_store_event(store, session, "revert", "%s %s", w->v[1], hex);
+}
+
 int kb_session_replay(struct kb_store *store, git_repository *repo,
 		      const char *repo_path, const char *text, const char *origin,
 		      int64_t *id)
@@ -286,6 +320,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 			have_bench = 1;
 		} else if (!have_bench) {
 			ret = line_err(origin, line, "'start' and 'bench' must come first");
+		} else if (!strcmp(w.v[0], "revert")) {
+			ret = replay_revert(store, repo, *id, &spec, &w, origin, line);
 		} else if (!strcmp(w.v[0], "run")) {
 			ret = replay_run(store, repo, *id, &w, origin, line);
 		} else if (!strcmp(w.v[0], "good") || !strcmp(w.v[0], "bad") ||

@@ -284,50 +284,46 @@ hook_failed:
 	return ret < 0 ? ret : 0;
 }
 
-/* Revert 'culprit' on top of BAD into a commit object (no ref, no work
- * tree, no index of the user's is touched) and record it. */
-static int make_revert(struct kb_session *s, const char *culprit)
+int kb_repo_revert(git_repository *repo, const git_oid *culprit, const git_oid *onto,
+		   git_oid *out, int *applied)
 {
 	git_commit *c = NULL, *bad = NULL;
 	git_index *index = NULL;
 	git_tree *tree = NULL;
 	git_signature *sig = NULL;
-	git_oid oid, tree_id, rev;
-	char hex[GIT_OID_HEXSZ + 1] = "-", *msg = NULL;
+	git_oid tree_id;
+	char hex[GIT_OID_HEXSZ + 1], bhex[GIT_OID_HEXSZ + 1], *msg = NULL;
 	int ret = 0;
 
-	git_oid_fromstr(&oid, culprit);
-	if (git_commit_lookup(&c, s->repo, &oid) < 0 ||
-	    git_commit_lookup(&bad, s->repo, &s->dag.oid[s->dag.bad]) < 0) {
+	*applied = 0;
+	if (git_commit_lookup(&c, repo, culprit) < 0 ||
+	    git_commit_lookup(&bad, repo, onto) < 0) {
 		ret = kb_error(KB_ERROR, "cannot read the commits to revert");
 		goto out;
 	}
-	if (git_revert_commit(&index, s->repo, c, bad,
-			      git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0) {
+	if (git_revert_commit(&index, repo, c, bad,
+			      git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0 ||
+	    git_index_has_conflicts(index)) {
 		kb_error_clear();
-	} else if (!git_index_has_conflicts(index)) {
-		msg = kb_asprintf("Revert \"%s\"\n\nThis reverts commit %s on top of %s,\n"
-				  "to check that the regression goes with it.\n",
-				  git_commit_summary(c), culprit, s->spec.bad_sha);
-		if (git_index_write_tree_to(&tree_id, index, s->repo) < 0 ||
-		    git_tree_lookup(&tree, s->repo, &tree_id) < 0 ||
-		    git_signature_new(&sig, "kbisect", "kbisect@localhost",
-				      git_commit_time(bad), 0) < 0 ||
-		    git_commit_create(&rev, s->repo, NULL, sig, sig, NULL, msg, tree, 1,
-				      (const git_commit **)&bad) < 0) {
-			ret = kb_error(KB_ERROR, "cannot write the revert commit: %s",
-				       git_error_last() ? git_error_last()->message : "?");
-			goto out;
-		}
-		git_oid_tostr(hex, sizeof(hex), &rev);
+		goto out;
 	}
-	if (!strcmp(hex, "-"))
-		kb_session_say(s, KB_SAY_INFO, "the revert of %.12s does not apply on BAD: "
-			       "no revert check", culprit);
-	else
-		kb_session_say(s, KB_SAY_INFO, "reverted %.12s on top of BAD as %.12s",
-			       culprit, hex);
-	ret = kb_store_event(s->store, s->row.id, "revert", "%s %s", culprit, hex);
+	git_oid_tostr(hex, sizeof(hex), culprit);
+	git_oid_tostr(bhex, sizeof(bhex), onto);
+	/* the same inputs give the same commit, in any clone */
+	msg = kb_asprintf("Revert \"%s\"\n\nThis reverts commit %s on top of %s,\n"
+			  "to check that the regression goes with it.\n",
+			  git_commit_summary(c), hex, bhex);
+	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, "kbisect", "kbisect@localhost",
+			      git_commit_time(bad), 0) < 0 ||
+	    git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&bad) < 0) {
+		ret = kb_error(KB_ERROR, "cannot write the revert commit: %s",
+			       git_error_last() ? git_error_last()->message : "?");
+		goto out;
+	}
+	*applied = 1;
 out:
 	free(msg);
 	git_signature_free(sig);
@@ -336,6 +332,28 @@ out:
 	git_commit_free(c);
 	git_commit_free(bad);
 	return ret;
+}
+
+/* Revert 'culprit' on top of BAD into a commit object (no ref, no work
+ * tree, no index of the user's is touched) and record it. */
+static int make_revert(struct kb_session *s, const char *culprit)
+{
+	git_oid oid, rev;
+	char hex[GIT_OID_HEXSZ + 1] = "-";
+	int applied, ret;
+
+	git_oid_fromstr(&oid, culprit);
+	if ((ret = kb_repo_revert(s->repo, &oid, &s->dag.oid[s->dag.bad], &rev, &applied)) < 0)
+		return ret;
+	if (applied) {
+		git_oid_tostr(hex, sizeof(hex), &rev);
+		kb_session_say(s, KB_SAY_INFO, "reverted %.12s on top of BAD as %.12s",
+			       culprit, hex);
+	} else {
+		kb_session_say(s, KB_SAY_INFO, "the revert of %.12s does not apply on BAD: "
+			       "no revert check", culprit);
+	}
+	return kb_store_event(s->store, s->row.id, "revert", "%s %s", culprit, hex);
 }
 
 int kb_perf_loop(struct kb_session *s, struct kb_target *t)

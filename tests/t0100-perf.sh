@@ -73,6 +73,19 @@ test_expect_success 'the revert of the culprit was tested and the user repositor
 	test -z "$(git for-each-ref --contains $rev)"
 '
 
+test_expect_success 'log and replay in a fresh clone give the same report, revert included' '
+	cd repo &&
+	"$KBISECT" log >../perf.log &&
+	grep "^revert $C [0-9a-f]\{40\}\$" ../perf.log &&
+	git clone -q . ../clone &&
+	cd ../clone &&
+	"$KBISECT" replay ../perf.log 2>err &&
+	"$KBISECT" report --json >r2.json &&
+	grep -v "\"state\"" ../repo/r.json >r1.txt &&
+	grep -v "\"state\"" r2.json >r2.txt &&
+	test_cmp r1.txt r2.txt
+'
+
 test_expect_success 'no change at all: no-regression, exit 3, no commit blamed' '
 	cd flat &&
 	test_expect_code 3 "$KBISECT" start good bad --bench ../noisy.json --seed 1 >out 2>err &&
