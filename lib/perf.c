@@ -398,7 +398,9 @@ static const struct kb_perf_obs *posterior(struct ctx *c, const unsigned char *a
 		if (alive[k])
 			maxl = fmax(maxl, logp[k]);
 	for (k = 0; k < g->n; k++) {
-		post[k] = alive[k] ? exp(logp[k] - maxl) : 0;
+		/* the culprit already found stays in the graph (paths run
+		 * through it) but is no candidate */
+		post[k] = alive[k] && (long)k != c->known ? exp(logp[k] - maxl) : 0;
 		sum += post[k];
 	}
 	for (k = 0; k < g->n; k++)
@@ -529,7 +531,7 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		struct probe_state ps;
 		double split;
 
-		if (!alive[k] || k == bad || (in->marks && in->marks[k] == 'S'))
+		if (!alive[k] || k == bad || (long)k == c->known)
 			continue;
 		if (in->marks && in->marks[k] == 's')
 			continue;
@@ -881,9 +883,20 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 		memset(c->anc, 0, g->n);
 		kb_graph_mark_ancestors(g, k, NULL, c->anc, 1);
 		c->known_in[k] = c->anc[f->node];
-		alive[k] = alive_main[k] && k != (size_t)f->node;
+		alive[k] = alive_main[k];
 	}
-	ret = bisect_range(c, alive, in->bad, c->mu_g, c->mu_b - step, 0, f2, out);
+	{
+		/* the endpoints' own levels: the refined ones mix in commits that
+		 * hold the other step */
+		const struct kb_perf_obs *go = find(c, in->good_sha), *bo = find(c, in->node_sha[in->bad]);
+		double *zg = steady(c, go, &np), lo = kb_median(zg, np);
+		double *zb = steady(c, bo, &nc), hi = kb_median(zb, nc);
+
+		free(zg);
+		free(zb);
+		if (hi - step > lo)
+			ret = bisect_range(c, alive, in->bad, lo, hi - step, 0, f2, out);
+	}
 	free(c->known_in);
 	c->known_in = NULL;
 	c->known = -1;

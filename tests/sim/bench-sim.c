@@ -28,12 +28,13 @@ int main(int argc, char **argv)
 	int trials = argc > 1 ? atoi(argv[1]) : 100;
 	size_t s;
 
-	printf("%-40s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n", "scenario",
-	       "exact", "wrong", "runs", "warn", "k1 exact", "k1 wrong", "k1 runs",
+	printf("%-40s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n", "scenario",
+	       "exact", "wrong", "runs", "warn", "all", "k1 exact", "k1 wrong", "k1 runs",
 	       "k5 exact", "k5 wrong", "k5 runs");
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
 		const struct sim_scenario *sc = &scenarios[s];
-		double ok = 0, wrong = 0, runs = 0, warned = 0, n1[3] = { 0 }, n5[3] = { 0 };
+		double ok = 0, wrong = 0, runs = 0, warned = 0, all = 0, n1[3] = { 0 },
+		       n5[3] = { 0 };
 		int t;
 
 		if (argc > 2 && !strstr(sc->name, argv[2]))
@@ -43,6 +44,7 @@ int main(int argc, char **argv)
 
 			sim_trial(sc, (uint64_t)t + 1, &r);
 			ok += r.verdict_ok;
+			all += r.all_found;
 			wrong += r.wrong_confident;
 			runs += r.runs;
 			warned += sc->model == NOISE_WARMUP ? r.warmup_warned :
@@ -56,14 +58,19 @@ int main(int argc, char **argv)
 			n5[1] += r.wrong_confident;
 			n5[2] += r.runs;
 		}
-		printf("%-40s %7.0f%% %7.0f%% %8.0f %7.0f%% | %7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f\n",
+		printf("%-40s %7.0f%% %7.0f%% %8.0f %7.0f%% %7.0f%% | %7.0f%% %7.0f%% %8.0f | "
+		       "%7.0f%% %7.0f%% %8.0f\n",
 		       sc->name, 100 * ok / trials, 100 * wrong / trials, runs / trials,
-		       100 * warned / trials,
+		       100 * warned / trials, 100 * all / trials,
 		       100 * n1[0] / trials, 100 * n1[1] / trials, n1[2] / trials,
 		       100 * n5[0] / trials, 100 * n5[1] / trials, n5[2] / trials);
 		fflush(stdout);
 	}
 	printf("exact: the verdict named the (largest) culprit, or no-regression when "
-	       "there is none; wrong: a culprit named that is not one\n");
+	       "there is none; wrong: a culprit named that is not one;\nruns: mean runs "
+	       "per bisection; warn: a warm-up warning (warm-up scenario) or a partial/"
+	       "multiple\nwarning (two steps); all: every culprit named; k1, k5: a plain "
+	       "bisection with 1 or 5 runs\nper commit and a threshold halfway between "
+	       "GOOD and BAD\n");
 	return 0;
 }
