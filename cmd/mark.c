@@ -46,6 +46,8 @@ int cmd_mark(int argc, char **argv)
 		git_oid_tostr(sha, sizeof(sha), &s.dag.oid[next.commit]);
 		printf("next: %s (%zu candidates left, roughly %d steps)\n", sha,
 		       next.nleft, next.steps_left + 1);
+	} else if (!s.spec.bench.has_metric && kb_session_finish(&s) < 0) {
+		ret = kb_fail(h->name);
 	} else {
 		printf("the bisection has its answer: see 'kbisect report'\n");
 	}

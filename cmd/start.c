@@ -70,10 +70,18 @@ int cmd_start(int argc, char **argv)
 		ret = kb_usage_error(&help, "needs a GOOD and a BAD revision");
 		goto out_usage;
 	}
-	if (!bench == !command) {
-		ret = kb_usage_error(&help, "needs exactly one of --bench and --command");
+	if (bench && command) {
+		ret = kb_usage_error(&help, "takes one of --bench and --command, not both");
 		goto out_usage;
 	}
+	if (!bench && !command && !no_run) {
+		ret = kb_usage_error(&help, "needs --bench or --command (or --no-run, to "
+				     "mark commits by hand)");
+		goto out_usage;
+	}
+	if (!bench && !command)
+		command = "echo 'this session has no test: mark commits with kbisect "
+			  "good|bad|skip' >&2; exit 200";
 	if (confidence <= 0 || confidence >= 1) {
 		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
 		goto out_usage;

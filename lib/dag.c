@@ -143,6 +143,10 @@ static int check_goods(git_repository *repo, const git_oid *bad,
 
 		if (r < 0)
 			return git_fail(KB_ERROR, "cannot compare commits");
+		if (!r && git_graph_descendant_of(repo, &goods[i], bad) == 1)
+			return kb_error(KB_EINVAL,
+					"BAD %.12s is an ancestor of GOOD %.12s: swapped? "
+					"the order is 'kbisect start GOOD BAD'", b, g);
 		if (!r)
 			return kb_error(KB_EINVAL,
 					"GOOD %.12s is not an ancestor of BAD %.12s: "

@@ -216,71 +216,20 @@ out:
 static int measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
 			int runs)
 {
-	struct kb_strv env = KB_STRV_INIT;
-	git_oid oid;
 	long node;
-	int boot, ret = 0, run;
-	size_t i;
+	int boot = 0, ret, run;
 
-	if (git_oid_fromstr(&oid, sha) < 0)
-		return kb_error(KB_ERROR, "bad commit id %s", sha);
-	if ((ret = t->ops->prepare(t, &oid)) < 0)
-		return ret;
-	boot = kb_session_next_boot(s, sha);
-	if (strcmp(s->spec.build, "none") &&
-	    (ret = kb_session_run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
-		goto hook_failed;
-	if ((ret = t->ops->boot(t, &oid, boot)) < 0)
-		return ret;
-	for (i = 0; i < s->spec.bench.setup.n; i++)
-		if ((ret = kb_session_run_hook(s, t, sha, boot, "setup",
-					       s->spec.bench.setup.v[i])) != 0)
-			goto hook_failed;
-	for (run = 1; run <= runs; run++) {
-		struct kb_run_row row;
-		struct kb_run_result res;
-		char *dir;
-		pid_t pid = 0;
-		int found = 0;
-
-		memset(&row, 0, sizeof(row));
-		snprintf(row.sha, sizeof(row.sha), "%s", sha);
-		row.boot = boot;
-		row.run = run;
-		if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, run, NULL,
-					      &row.id)) < 0)
-			break;
-		dir = kb_session_run_dir(s, row.id);
-		kb_strv_clear(&env);
-		kb_session_env(&env, s, sha, boot, run);
-		{
-			struct kb_run_spec rs = { (const char *const *)s->spec.bench.argv.v,
-						  (const char *const *)env.v, NULL,
-						  s->spec.bench.timeout };
-
-			ret = t->ops->run_start(t, &rs, dir, &pid);
-		}
-		if (!ret)
-			ret = t->ops->run_wait(t, dir, &res, &found);
-		kb_runner_reap(pid);
-		free(dir);
-		if (!ret && !found)
-			ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
-				       (long long)row.id);
-		if (!ret)
-			ret = kb_perf_record_run(s, &row, &res);
-		if (ret)
-			break;
-	}
-	kb_strv_clear(&env);
-	return ret < 0 ? ret : 0;
-hook_failed:
+	ret = kb_session_boot(s, t, sha, &boot);
 	if (ret > 0 && !is_node(s, sha, &node))
-		return kb_error(KB_EINVAL, "the %s fails at %s %.12s, which every comparison "
-				"needs: see the logs in %s/logs",
-				boot ? "build or setup" : "build",
+		return kb_error(KB_EINVAL, "the build or setup fails at %s %.12s, which "
+				"every comparison needs: see the logs in %s/logs",
 				!strcmp(sha, s->spec.good_shas.v[0]) ? "GOOD" : "BAD", sha,
 				s->statedir);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	for (run = 1; run <= runs; run++)
+		if ((ret = kb_session_run_once(s, t, sha, boot, run)) != 0)
+			break;
 	return ret < 0 ? ret : 0;
 }
 

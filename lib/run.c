@@ -218,6 +218,13 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
 		cmd = spawn(spec, outfd, &res);
+		if (cmd > 0) {
+			char *pg = kb_asprintf("%s/pgid", dir), num[32];
+			int n = snprintf(num, sizeof(num), "%ld\n", (long)cmd);
+
+			kb_write_file_atomic(pg, num, (size_t)n, 0600);
+			free(pg);
+		}
 		if (cmd < 0) {
 			res.outcome = KB_RUN_EXEC_FAILED;
 			if (write(outfd, res.message, strlen(res.message))) {}
@@ -254,6 +261,19 @@ int kb_runner_wait(const char *dir, struct kb_run_result *res, int *found,
 		close(fd);
 	}
 	return read_status(dir, res, found);
+}
+
+void kb_runner_kill_leftovers(const char *dir)
+{
+	char *pg = kb_asprintf("%s/pgid", dir);
+	struct kb_buf b = KB_BUF_INIT;
+	long pgid;
+
+	if (kb_read_file(pg, &b, 64) == 0 && sscanf(b.ptr, "%ld", &pgid) == 1 && pgid > 1)
+		kill(-(pid_t)pgid, SIGKILL);
+	kb_error_clear();
+	kb_buf_release(&b);
+	free(pg);
 }
 
 void kb_runner_reap(pid_t pid)

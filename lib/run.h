@@ -52,6 +52,11 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 int kb_runner_wait(const char *dir, struct kb_run_result *res, int *found,
 		   void (*on_wait)(void *ctx), void *ctx);
 
+/* After a runner died without an outcome: kill what is left of its
+ * command (its process group), so that a new run does not share the work
+ * tree with an orphan. */
+void kb_runner_kill_leftovers(const char *dir);
+
 /* Reap the runner child, if it is ours, without blocking for long. */
 void kb_runner_reap(pid_t pid);
 

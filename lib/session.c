@@ -418,6 +418,9 @@ static int recover(struct kb_session *s, struct kb_target *t)
 				return ret;
 			continue;
 		}
+		dir = kb_session_run_dir(s, r->id);
+		kb_runner_kill_leftovers(dir);
+		free(dir);
 		r->state = KB_RUN_INTERRUPTED;
 		r->exit_status = -1;
 		if ((ret = kb_store_run_finish(s->store, r)) < 0)
@@ -502,35 +505,47 @@ out:
 	return ret;
 }
 
-static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
+int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int *boot)
 {
-	char sha[GIT_OID_HEXSZ + 1], *dir;
+	git_oid oid;
+	int ret;
+	size_t i;
+
+	if (git_oid_fromstr(&oid, sha) < 0)
+		return kb_error(KB_ERROR, "bad commit id %s", sha);
+	if ((ret = t->ops->prepare(t, &oid)) < 0)
+		return ret;
+	*boot = kb_session_next_boot(s, sha);
+	if (strcmp(s->spec.build, "none") &&
+	    (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0)
+		return ret;
+	if ((ret = t->ops->boot(t, &oid, *boot)) < 0)
+		return ret;
+	for (i = 0; i < s->spec.bench.setup.n; i++)
+		if ((ret = kb_session_run_hook(s, t, sha, *boot, "setup",
+					       s->spec.bench.setup.v[i])) != 0)
+			return ret;
+	return 0;
+}
+
+int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *sha,
+			int boot, int run)
+{
 	struct kb_strv env = KB_STRV_INIT;
 	struct kb_run_row row;
 	struct kb_run_result res;
-	int boot, found = 0, ret;
+	char *dir;
+	int found = 0, ret;
 	pid_t pid = 0;
 
-	hex_of(sha, &s->dag.oid[node]);
-	if ((ret = t->ops->prepare(t, &s->dag.oid[node])) < 0)
-		return ret;
-	boot = kb_session_next_boot(s, sha);
-	if (strcmp(s->spec.build, "none") &&
-	    (ret = kb_session_run_hook(s, t, sha, boot, "build", s->spec.build)) != 0)
-		return ret < 0 ? ret : 0;
-	if ((ret = t->ops->boot(t, &s->dag.oid[node], boot)) < 0)
-		return ret;
-	for (size_t i = 0; i < s->spec.bench.setup.n; i++)
-		if ((ret = kb_session_run_hook(s, t, sha, boot, "setup", s->spec.bench.setup.v[i])) != 0)
-			return ret < 0 ? ret : 0;
 	memset(&row, 0, sizeof(row));
 	snprintf(row.sha, sizeof(row.sha), "%s", sha);
 	row.boot = boot;
-	row.run = 1;
-	if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, 1, NULL, &row.id)) < 0)
+	row.run = run;
+	if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, run, NULL, &row.id)) < 0)
 		return ret;
 	dir = kb_session_run_dir(s, row.id);
-	kb_session_env(&env, s, sha, boot, 1);
+	kb_session_env(&env, s, sha, boot, run);
 	{
 		struct kb_run_spec rs = { (const char *const *)s->spec.bench.argv.v,
 					  (const char *const *)env.v, NULL,
@@ -549,6 +564,17 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	kb_strv_clear(&env);
 	free(dir);
 	return ret;
+}
+
+static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
+{
+	char sha[GIT_OID_HEXSZ + 1];
+	int boot, ret;
+
+	hex_of(sha, &s->dag.oid[node]);
+	if ((ret = kb_session_boot(s, t, sha, &boot)) != 0)
+		return ret < 0 ? ret : 0;
+	return kb_session_run_once(s, t, sha, boot, 1);
 }
 
 int kb_session_finish(struct kb_session *s)

@@ -109,6 +109,9 @@ int kb_session_run(struct kb_session *s);
 int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
 
+/* Record the verdict and mark the session done. */
+int kb_session_finish(struct kb_session *s);
+
 /* End the session and remove its work trees and run directories. */
 int kb_session_end(struct kb_session *s);
 

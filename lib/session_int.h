@@ -22,8 +22,14 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
  * negative for a harness error. */
 int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 			int boot, const char *kind, const char *cmd);
-/* Record the verdict and mark the session done. */
-int kb_session_finish(struct kb_session *s);
+/* Put 'sha' in place on the target and start a boot of it: build, boot,
+ * benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
+ * or setup failed), negative for an error. */
+int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int *boot);
+/* One run of the benchmark in the current boot, recorded before it starts
+ * and after it ends.  0, 1 when it made the commit a skip, or negative. */
+int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *sha,
+			int boot, int run);
 /* A commit as report JSON: commit, subject, author, date. */
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid);
 
