@@ -94,9 +94,9 @@ test_expect_success 'missing or extra arguments exit 2' '
 	test_expect_code 2 "$KBISECT" start onlyone --command true 2>err &&
 	grep "^kbisect start: needs a GOOD and a BAD" err &&
 	test_expect_code 2 "$KBISECT" start a b 2>err &&
-	grep "^kbisect start: needs exactly one of --bench and --command" err &&
+	grep "^kbisect start: needs --bench or --command (or --no-run" err &&
 	test_expect_code 2 "$KBISECT" start a b --bench x --command true 2>err &&
-	grep "^kbisect start: needs exactly one of" err &&
+	grep "^kbisect start: takes one of --bench and --command, not both" err &&
 	test_expect_code 2 "$KBISECT" replay 2>err &&
 	grep "^kbisect replay: needs one FILE" err &&
 	test_expect_code 2 "$KBISECT" replay a b 2>err &&

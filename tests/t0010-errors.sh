@@ -107,7 +107,8 @@ test_expect_success 'GOOD == BAD' '
 
 test_expect_success 'BAD an ancestor of GOOD (GOOD and BAD swapped)' '
 	cd repo &&
-	expect_error start "not an ancestor" start $B $G --command true &&
+	expect_error start "is an ancestor of GOOD" start $B $G --command true &&
+	grep "swapped? the order is .kbisect start GOOD BAD." ee.err &&
 	no_session
 '
 
