@@ -74,6 +74,8 @@ extern volatile int kb_stop_requested;
 void kb_install_signals(void);
 /* Directories searched for benchmark definitions (colon-separated). */
 const char *kb_bench_dirs(void);
+/* The directory of kernel config fragments (malloc'd), or NULL. */
+char *kb_fragments_dir(void);
 
 /* Run a loaded session to its verdict and return the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);
@@ -89,5 +91,6 @@ int cmd_mark(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_build(int argc, char **argv);
 
 #endif

@@ -118,18 +118,14 @@ void kb_install_signals(void)
 	signal(SIGPIPE, SIG_IGN);
 }
 
-const char *kb_bench_dirs(void)
+/* "DIR/configs/SUB" beside the program (a source tree), or the installed
+ * data directory. */
+static char *data_dirs(const char *sub, const char *installed)
 {
-	static char *dirs;
 	char exe[PATH_MAX];
 	ssize_t n;
-	const char *env = getenv("KBISECT_BENCHMARKS");
 	struct kb_buf b = KB_BUF_INIT;
 
-	if (dirs)
-		return dirs;
-	if (env && *env)
-		kb_buf_addf(&b, "%s:", env);
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		char *slash;
@@ -138,11 +134,43 @@ const char *kb_bench_dirs(void)
 		slash = strrchr(exe, '/');
 		if (slash)
 			*slash = '\0';
-		kb_buf_addf(&b, "%s/configs/benchmarks:", exe);
+		kb_buf_addf(&b, "%s/configs/%s:%s/../share/kbisect/%s:", exe, sub, exe, installed);
 	}
-	kb_buf_adds(&b, KB_DATADIR "/benchmarks");
-	dirs = kb_buf_detach(&b);
+	kb_buf_addf(&b, "%s/%s", KB_DATADIR, installed);
+	return kb_buf_detach(&b);
+}
+
+const char *kb_bench_dirs(void)
+{
+	static char *dirs;
+	const char *env = getenv("KBISECT_BENCHMARKS");
+
+	if (!dirs) {
+		char *d = data_dirs("benchmarks", "benchmarks");
+
+		dirs = env && *env ? kb_asprintf("%s:%s", env, d) : kb_strdup(d);
+		free(d);
+	}
 	return dirs;
+}
+
+char *kb_fragments_dir(void)
+{
+	char *dirs = data_dirs("kernel", "kernel"), *p = dirs, *found = NULL;
+
+	while (*p && !found) {
+		size_t len = strcspn(p, ":");
+		char *d = kb_strndup(p, len), *f = kb_asprintf("%s/kbisect.config", d);
+		char real[PATH_MAX];
+
+		if (access(f, R_OK) == 0 && realpath(d, real))
+			found = kb_strdup(real);
+		free(d);
+		free(f);
+		p += len + (p[len] == ':');
+	}
+	free(dirs);
+	return found;
 }
 
 int kb_run_session(struct kb_session *s, const char *cmd)

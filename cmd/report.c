@@ -161,6 +161,17 @@ void kb_print_report(json_t *r, FILE *to)
 			fprintf(to, " (%s)", str(e, "source"));
 		}
 		fprintf(to, "\n");
+		if (*str(e, "build_error")) {
+			const char *p = str(e, "build_error");
+
+			fprintf(to, "          the build failed:\n");
+			while (*p) {
+				int len = (int)strcspn(p, "\n");
+
+				fprintf(to, "            %.*s\n", len, p);
+				p += len + (p[len] == '\n');
+			}
+		}
 	}
 	fprintf(to, "\nReproduce: kbisect log > bisect.log; kbisect replay bisect.log\n\n");
 	if (!strcmp(verdict, "culprit") && json_array_size(culprits) == 1 &&

@@ -3,17 +3,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
-	"start", "GOOD... BAD (--bench NAME|FILE | --command CMD) [options] [-- PATH...]",
+	"start", "GOOD... BAD [--bench NAME|FILE | --command CMD | --no-run] [options] [-- PATH...]",
 	"Start a bisection of the commits between GOOD and BAD, and run it.",
 	"The range is every commit that BAD contains and no GOOD does.  Each\n"
 	"candidate is checked out into a work tree kbisect owns (your work tree\n"
 	"and index are never touched) and tested there.  A benchmark without a\n"
 	"metric, or --command, decides by exit status as 'git bisect run' does:\n"
 	"0 good, 125 skip, 1-124 bad; 126 and 127 (the command could not be run)\n"
-	"and 128 and above stop the bisection.\n"
+	"and 128 and above stop the bisection.  A benchmark with a metric is a\n"
+	"performance bisection: each commit is booted and measured as often as the\n"
+	"statistics need, and a run that exits 1-125 skips the commit.\n"
 	"Everything is recorded in the state database before it is acted on:\n"
 	"after a crash, 'kbisect resume' continues.\n"
 	"Exit status: 0 a culprit was named, 3 a verdict without one, 1 an error,\n"
@@ -31,11 +34,26 @@ static int set_repo_path(struct kb_ctx *c, struct kb_spec *spec)
 	return 0;
 }
 
+/* --build: 'kernel' in a kernel tree, 'none' elsewhere. */
+static int default_build(struct kb_ctx *c, struct kb_spec *spec)
+{
+	git_oid bad;
+	int ret;
+
+	if (spec->build)
+		return 0;
+	if ((ret = kb_repo_resolve(c->repo, spec->bad_spec, &bad)) < 0)
+		return ret;
+	spec->build = kb_strdup(kb_is_kernel_tree(c->repo, &bad) ? "kernel" : "none");
+	return 0;
+}
+
 int cmd_start(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT, paths = KB_STRV_INIT;
-	const char *bench = NULL, *command = NULL, *target = "local", *build = "none";
+	const char *bench = NULL, *command = NULL, *target = "local", *build = NULL,
+		   *kconfig = NULL;
 	double confidence = 0.95, seed = 0;
 	int first_parent = 0, no_run = 0, ret;
 	struct kb_opt opts[] = {
@@ -46,8 +64,11 @@ int cmd_start(int argc, char **argv)
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_STRING, &target, "SPEC", "where to test: local (default)" },
 		{ "build", OPT_STRING, &build, "SPEC",
-		  "none (default), or a shell command run before each test; "
-		  "its failure skips the commit" },
+		  "kernel (the default in a kernel tree), none (elsewhere), or a shell "
+		  "command run before each test; a failed build skips the commit" },
+		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
+		  "base kernel config: a file, or a make target such as tinyconfig "
+		  "(default) or defconfig" },
 		{ "confidence", OPT_NUMBER, &confidence, "P",
 		  "stop when the culprit's probability reaches P (default 0.95)" },
 		{ "first-parent", OPT_FLAG, &first_parent, NULL,
@@ -98,10 +119,13 @@ int cmd_start(int argc, char **argv)
 	spec.first_parent = first_parent;
 	spec.confidence = confidence;
 	spec.target = kb_strdup(target);
-	spec.build = kb_strdup(build);
+	spec.build = build ? kb_strdup(build) : NULL;
+	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
+	spec.fragments = kb_fragments_dir();
 	spec.seed = (unsigned long long)seed;
 	if ((ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
+	    (ret = default_build(&c, &spec)) < 0 ||
 	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||
 	    (ret = kb_session_create(c.store, &spec, c.repo, &id)) < 0)
 		goto fail;

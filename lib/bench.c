@@ -174,10 +174,17 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 	}
 	if ((v = json_object_get(root, "metric")) && (ret = parse_metric(b, v, origin)) < 0)
 		goto out;
+	/* a metric needs a few runs per boot to see warm-up and noise */
 	if ((ret = get_int(root, "warmup", origin, 0, 1000, 0, &b->warmup)) < 0 ||
-	    (ret = get_int(root, "runs_per_boot", origin, 1, 100000, 1,
+	    (ret = get_int(root, "runs_per_boot", origin, 1, 100000, b->has_metric ? 5 : 1,
 			   &b->runs_per_boot)) < 0)
 		goto out;
+	if (b->has_metric && b->runs_per_boot - b->warmup < 2) {
+		ret = kb_error(KB_EINVAL, "benchmark %s: a benchmark with a metric needs "
+			       "'runs_per_boot' at least 2 more than 'warmup' (it has %d and %d)",
+			       origin, b->runs_per_boot, b->warmup);
+		goto out;
+	}
 	if ((v = json_object_get(root, "timeout"))) {
 		if (!json_is_number(v) || json_number_value(v) < 0) {
 			ret = field_err(origin, "timeout", "must be a number of seconds >= 0");

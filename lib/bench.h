@@ -16,7 +16,7 @@
  *     direction  "lower" or "higher": which way is better, required
  *     unit       string
  *   warmup       runs dropped after each boot (default 0)
- *   runs_per_boot  runs per boot (default 1)
+ *   runs_per_boot  runs per boot (default 5 with a metric, else 1)
  *   timeout      seconds per run (default 0: none)
  *
  * Unknown keys are an error, so a typo never silently changes a benchmark.

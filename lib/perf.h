@@ -56,7 +56,7 @@ struct kb_perf_params {
 	double confidence;    /* 0.95 */
 	double alpha;         /* calibration test level, 0.001 */
 	int min_cal_boots;    /* 2 */
-	int max_cal_boots;    /* 6 */
+	int max_cal_boots;    /* 20 */
 	int min_probe;        /* samples before a probe may be decided, 5 */
 	int max_probe;        /* samples after which a probe is unknown, 40 */
 	int max_runs;         /* a budget for the whole session */

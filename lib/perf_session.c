@@ -377,7 +377,7 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 		runs += s->runs[i].state == KB_RUN_DONE;
 	if (kb_store_events(s->store, s->row.id, &ev, &nev) == 0) {
 		for (i = 0; i < nev; i++)
-			builds += !strcmp(ev[i].kind, "build");
+			builds += !strcmp(ev[i].kind, "build") && !strstr(ev[i].detail, " cached ");
 		kb_event_rows_free(ev, nev);
 	}
 	json_object_set_new(o, "version", json_integer(1));

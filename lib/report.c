@@ -22,6 +22,27 @@ json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 	return o;
 }
 
+/* The error lines of a commit's failed kernel build, from its event. */
+static void add_build_error(struct kb_session *s, const char *sha, json_t *o)
+{
+	struct kb_event_row *ev;
+	size_t n, i, len = strlen(sha);
+
+	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const char *nl;
+
+		if (strcmp(ev[i].kind, "build") || strncmp(ev[i].detail, sha, len) ||
+		    strncmp(ev[i].detail + len, " failed", 7) || !(nl = strchr(ev[i].detail, '\n')))
+			continue;
+		json_object_set_new(o, "build_error", json_string(nl + 1));
+	}
+	kb_event_rows_free(ev, n);
+}
+
 static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 {
 	json_t *o, *samples = json_array();
@@ -52,6 +73,8 @@ static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 	json_object_set_new(o, "boots", json_integer(boots));
 	if (exit_status >= 0)
 		json_object_set_new(o, "exit_status", json_integer(exit_status));
+	if (!strcmp(m->source, "build"))
+		add_build_error(s, m->sha, o);
 	return o;
 }
 
@@ -81,7 +104,7 @@ static size_t count_builds(struct kb_session *s)
 		return 0;
 	}
 	for (i = 0; i < n; i++)
-		count += !strcmp(ev[i].kind, "build");
+		count += !strcmp(ev[i].kind, "build") && !strstr(ev[i].detail, " cached ");
 	kb_event_rows_free(ev, n);
 	return count;
 }

@@ -88,8 +88,33 @@ static pid_t spawn(const struct kb_run_spec *spec, int outfd, struct kb_run_resu
 	return pid;
 }
 
+struct tick {
+	double every, next;
+	const char *log;
+	void (*fn)(void *ctx, const char *what, double seconds, long lines);
+	void *ctx;
+	const char *what;
+};
+
+static long count_lines(const char *path)
+{
+	char buf[65536];
+	long n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	while ((r = read(fd, buf, sizeof(buf))) > 0)
+		for (ssize_t i = 0; i < r; i++)
+			n += buf[i] == '\n';
+	close(fd);
+	return n;
+}
+
 /* Wait for pid, killing its process group after the timeout. */
-static void supervise(pid_t pid, double timeout, struct kb_run_result *res)
+static void supervise_tick(pid_t pid, double timeout, struct kb_run_result *res,
+			   struct tick *tick)
 {
 	double start = kb_now(), deadline = timeout > 0 ? start + timeout : 0;
 	int status, killed = 0;
@@ -101,6 +126,11 @@ static void supervise(pid_t pid, double timeout, struct kb_run_result *res)
 			break;
 		if (r < 0 && errno != EINTR)
 			break;
+		if (tick && tick->fn && kb_now() >= tick->next) {
+			tick->next = kb_now() + tick->every;
+			tick->fn(tick->ctx, tick->what, kb_now() - start,
+				 tick->log ? count_lines(tick->log) : 0);
+		}
 		if (deadline && kb_now() > deadline) {
 			kill(-pid, killed ? SIGKILL : SIGTERM);
 			if (!killed)
@@ -125,6 +155,11 @@ static void supervise(pid_t pid, double timeout, struct kb_run_result *res)
 	}
 	/* leave nothing of the command behind */
 	kill(-pid, SIGKILL);
+}
+
+static void supervise(pid_t pid, double timeout, struct kb_run_result *res)
+{
+	supervise_tick(pid, timeout, res, NULL);
 }
 
 static void write_status(const char *dir, const struct kb_run_result *res)
@@ -285,8 +320,17 @@ void kb_runner_reap(pid_t pid)
 int kb_run_simple(const struct kb_run_spec *spec, const char *log,
 		  struct kb_run_result *res)
 {
+	return kb_run_simple_progress(spec, log, res, 0, NULL, NULL, NULL);
+}
+
+int kb_run_simple_progress(const struct kb_run_spec *spec, const char *log,
+			   struct kb_run_result *res, double every,
+			   void (*fn)(void *ctx, const char *what, double seconds, long lines),
+			   void *ctx, const char *what)
+{
 	int outfd = open(log ? log : "/dev/null",
 			 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	struct tick tick = { every, kb_now() + every, log, fn, ctx, what };
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
@@ -298,7 +342,7 @@ int kb_run_simple(const struct kb_run_spec *spec, const char *log,
 		res->outcome = KB_RUN_EXEC_FAILED;
 		return kb_error(KB_EINFRA, "%s", res->message);
 	}
-	supervise(pid, spec->timeout, res);
+	supervise_tick(pid, spec->timeout, res, every > 0 ? &tick : NULL);
 	close(outfd);
 	return 0;
 }

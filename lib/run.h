@@ -65,4 +65,11 @@ void kb_runner_reap(pid_t pid);
 int kb_run_simple(const struct kb_run_spec *spec, const char *log,
 		  struct kb_run_result *res);
 
+/* The same, calling fn(ctx, what, seconds, lines of the log so far)
+ * every 'every' seconds while the command runs. */
+int kb_run_simple_progress(const struct kb_run_spec *spec, const char *log,
+			   struct kb_run_result *res, double every,
+			   void (*fn)(void *ctx, const char *what, double seconds, long lines),
+			   void *ctx, const char *what);
+
 #endif

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "session_int.h"
 #include "worktree.h"
 
@@ -243,6 +244,8 @@ void kb_session_release(struct kb_session *s)
 	kb_run_rows_free(s->runs, s->nruns);
 	free(s->node_sha);
 	free(s->parent_sha);
+	free(s->build_dir);
+	free(s->build_release);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -453,6 +456,91 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
 	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
+	if (s->build_dir) {
+		kb_strv_pushf(env, "KBISECT_BUILD=%s", s->build_dir);
+		kb_strv_pushf(env, "KBISECT_KERNEL=%s/bzImage", s->build_dir);
+		kb_strv_pushf(env, "KBISECT_KERNEL_RELEASE=%s", s->build_release);
+	}
+}
+
+char *kb_session_cache_dir(struct kb_session *s)
+{
+	size_t len = strlen(s->statedir);
+
+	if (len > 2 && !strcmp(s->statedir + len - 2, ".d"))
+		return kb_asprintf("%.*s.cache", (int)(len - 2), s->statedir);
+	return kb_asprintf("%s.cache", s->statedir);
+}
+
+static void build_progress(void *ctx, const char *what, double seconds, long lines)
+{
+	if (what)
+		kb_session_say(ctx, KB_SAY_INFO, "building %.12s: %ld lines of make output, "
+			       "%.0f s", what, lines, seconds);
+}
+
+int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
+		     struct kb_build_result *res)
+{
+	struct kb_build_opts o;
+	git_oid oid;
+	char *work = kb_asprintf("%s/src", s->statedir), *bdir = kb_asprintf("%s/kbuild", s->statedir);
+	char *cache = kb_session_cache_dir(s), *logs = kb_asprintf("%s/logs", s->statedir);
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	o.kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
+	o.fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
+	o.target = t->ops->name;
+	o.workdir = work;
+	o.builddir = bdir;
+	o.cache_dir = cache;
+	o.log_dir = logs;
+	o.cache_limit = 4ULL << 30;
+	o.progress = build_progress;
+	o.ctx = s;
+	git_oid_fromstr(&oid, sha);
+	kb_session_say(s, KB_SAY_INFO, "building %.12s", sha);
+	ret = kb_build_kernel(s->repo, &oid, &o, res);
+	free(work);
+	free(bdir);
+	free(cache);
+	free(logs);
+	return ret;
+}
+
+/* Build the kernel of 'sha': 0 built or cached, 1 it failed (skipped). */
+static int kernel_build(struct kb_session *s, struct kb_target *t, const char *sha)
+{
+	struct kb_build_result res;
+	int ret;
+
+	if ((ret = kb_session_build(s, t, sha, &res)) < 0)
+		return ret;
+	if (res.failed) {
+		kb_session_say(s, KB_SAY_WARN, "the build fails at %.12s: skipping it\n%s",
+			       sha, res.error);
+		if ((ret = kb_store_begin(s->store)) < 0)
+			return ret;
+		if ((ret = kb_store_event(s->store, s->row.id, "build", "%s failed %.1f\n%s",
+					  sha, res.seconds, res.error)) < 0 ||
+		    (ret = kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, "build",
+					     0)) < 0 ||
+		    (ret = kb_store_commit(s->store)) < 0) {
+			kb_store_rollback(s->store);
+			return ret;
+		}
+		return 1;
+	}
+	kb_session_say(s, KB_SAY_INFO, "%s %.12s as %s%s", res.cached ? "found" : "built",
+		       sha, res.release, res.cached ? " in the cache" : "");
+	free(s->build_dir);
+	free(s->build_release);
+	s->build_dir = kb_strdup(res.dir);
+	s->build_release = kb_strdup(res.release);
+	t->kernel_dir = s->build_dir;
+	return kb_store_event(s->store, s->row.id, "build", "%s %s %.1f %s", sha,
+			      res.cached ? "cached" : "built", res.seconds, res.release);
 }
 
 /*
@@ -516,9 +604,13 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	if ((ret = t->ops->prepare(t, &oid)) < 0)
 		return ret;
 	*boot = kb_session_next_boot(s, sha);
-	if (strcmp(s->spec.build, "none") &&
-	    (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0)
+	if (!strcmp(s->spec.build, "kernel")) {
+		if ((ret = kernel_build(s, t, sha)) != 0)
+			return ret;
+	} else if (strcmp(s->spec.build, "none") &&
+		   (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0) {
 		return ret;
+	}
 	if ((ret = t->ops->boot(t, &oid, *boot)) < 0)
 		return ret;
 	for (i = 0; i < s->spec.bench.setup.n; i++)
@@ -696,10 +788,23 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 
 int kb_session_end(struct kb_session *s)
 {
+	static const char *const parts[] = { "worktree", "worktree.index", "runs", "logs",
+					     "scratch", "setup.log" };
+	size_t i;
 	int ret;
 
 	if ((ret = kb_store_session_finish(s->store, s->row.id, "ended", NULL)) < 0)
 		return ret;
 	kb_store_event(s->store, s->row.id, "reset", "session ended");
-	return kb_remove_tree(s->statedir);
+	/* the kernel source and build directories stay, for the next
+	 * session's incremental builds */
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
+		char *p = kb_asprintf("%s/%s", s->statedir, parts[i]);
+
+		ret = kb_remove_tree(p);
+		free(p);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }

@@ -28,7 +28,9 @@ struct kb_spec {
 	int first_parent;
 	double confidence;
 	char *target;           /* "local", ... */
-	char *build;            /* "none", ... */
+	char *build;            /* "none", "kernel" or a shell command */
+	char *kconfig;          /* kernel: base config, a file or a make target */
+	char *fragments;        /* kernel: directory of config fragments */
 	struct kb_bench bench;
 	unsigned long long seed;
 };
@@ -62,6 +64,8 @@ struct kb_session {
 	volatile int *stop;              /* set by a signal handler: stop soon */
 	char (*node_sha)[41];            /* performance mode: ids of the nodes */
 	char (*parent_sha)[41];          /* and of their first parents */
+	char *build_dir;                 /* artifacts of the kernel booted now */
+	char *build_release;             /* and its 'uname -r' */
 };
 
 /* The state directory that belongs to a database file. */
@@ -108,6 +112,11 @@ int kb_session_run(struct kb_session *s);
  * test next. */
 int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
+
+struct kb_build_result;
+/* Build (or find in the cache) the kernel of 'sha' for target 't'. */
+int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
+		     struct kb_build_result *res);
 
 /* Record the verdict and mark the session done. */
 int kb_session_finish(struct kb_session *s);

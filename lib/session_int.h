@@ -22,6 +22,9 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
  * negative for a harness error. */
 int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 			int boot, const char *kind, const char *cmd);
+/* Where finished kernel builds are kept for this database. */
+char *kb_session_cache_dir(struct kb_session *s);
+
 /* Put 'sha' in place on the target and start a boot of it: build, boot,
  * benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
  * or setup failed), negative for an error. */

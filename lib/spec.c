@@ -20,6 +20,8 @@ void kb_spec_release(struct kb_spec *spec)
 	kb_strv_clear(&spec->paths);
 	free(spec->target);
 	free(spec->build);
+	free(spec->kconfig);
+	free(spec->fragments);
 	kb_bench_release(&spec->bench);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -53,6 +55,10 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 	json_object_set_new(o, "confidence", json_real(spec->confidence));
 	json_object_set_new(o, "target", json_string(spec->target));
 	json_object_set_new(o, "build", json_string(spec->build));
+	if (spec->kconfig)
+		json_object_set_new(o, "kconfig", json_string(spec->kconfig));
+	if (spec->fragments)
+		json_object_set_new(o, "fragments", json_string(spec->fragments));
 	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
 	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
 	text = json_dumps(o, JSON_COMPACT);
@@ -96,6 +102,8 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	spec->repo = str_field(o, "repo");
 	spec->target = str_field(o, "target");
 	spec->build = str_field(o, "build");
+	spec->kconfig = str_field(o, "kconfig");
+	spec->fragments = str_field(o, "fragments");
 	json_array_foreach(json_object_get(o, "good"), i, e) {
 		kb_strv_push(&spec->good_specs, json_string_value(json_object_get(e, "spec")));
 		kb_strv_push(&spec->good_shas, json_string_value(json_object_get(e, "sha")));

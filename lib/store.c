@@ -345,7 +345,7 @@ int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out)
 {
 	return session_query(s,
 		"SELECT id, created, state, spec, verdict FROM sessions "
-		"ORDER BY id DESC LIMIT 1", out);
+		"WHERE state != 'compare' ORDER BY id DESC LIMIT 1", out);
 }
 
 int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id)

@@ -48,7 +48,8 @@ void kb_session_row_release(struct kb_session_row *r);
 
 /* The active session (KB_ENOSESSION when there is none). */
 int kb_store_session_active(struct kb_store *s, struct kb_session_row *out);
-/* The newest session, active or not (KB_ENOSESSION when there is none). */
+/* The newest bisection, active or not, comparisons left out
+ * (KB_ENOSESSION when there is none). */
 int kb_store_session_latest(struct kb_store *s, struct kb_session_row *out);
 int kb_store_session_create(struct kb_store *s, const char *spec, int64_t *id);
 /* A session in another state: "compare" for 'kbisect compare', which does

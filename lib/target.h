@@ -44,6 +44,7 @@ struct kb_target {
 	const struct kb_target_ops *ops;
 	char *spec;
 	char *workdir; /* where commands run on this machine, or NULL */
+	const char *kernel_dir; /* the build to boot: bzImage, config, release */
 };
 
 extern const struct kb_target_ops kb_target_local;

@@ -6,6 +6,9 @@ set -eu
 PACKAGES="build-essential pkg-config libgit2-dev libvirt-dev libssh2-1-dev
 libsqlite3-dev libjansson-dev libcurl4-openssl-dev git sqlite3 groff-base
 man-db"
+# kernel builds, and the demo kernel history made from Debian's source
+PACKAGES="$PACKAGES linux-source-6.1 xz-utils flex bison bc libelf-dev libssl-dev
+ccache cpio kmod"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=

@@ -1,0 +1,95 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "build.h"
+#include "cmd.h"
+
+static const struct kb_cmd_help help = {
+	"build", "REV [--kconfig FILE|NAME] [options]",
+	"Build the kernel of a commit, or find it in the cache.",
+	"The commit is checked out into a work tree of kbisect's own and built\n"
+	"out of tree in a build directory kept between builds (ccache is used when\n"
+	"installed); the base config (--kconfig, tinyconfig by default) is merged\n"
+	"with configs/kernel/kbisect.config and the target's fragment, and\n"
+	"CONFIG_LOCALVERSION is set to -kb<commit> so that the running kernel says\n"
+	"which commit it is.  Finished builds (bzImage, config, System.map, the\n"
+	"build log) are cached by tree, config and compiler: building the same\n"
+	"commit again runs no make at all.\n"
+	"Exit status: 0 built or cached, 3 the build failed (the commit's fault),\n"
+	"1 an error, 2 a usage error."
+};
+
+int cmd_build(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_strv args = KB_STRV_INIT;
+	const char *kconfig = "tinyconfig", *target = "local";
+	struct kb_opt opts[] = {
+		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
+		  "base config: a file, or a make target (default tinyconfig)" },
+		{ "target", OPT_STRING, &target, "NAME",
+		  "the target whose config fragment is merged in (default local)" },
+		KB_CTX_OPTS(&c), { 0 }
+	};
+	struct kb_build_opts o;
+	struct kb_build_result res;
+	git_oid oid;
+	char *frag = NULL, *work = NULL, *bdir = NULL, *cache = NULL, *logs = NULL;
+	int ret;
+
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, &args, NULL))) {
+		ret = ret == 1 ? 0 : ret;
+		goto out;
+	}
+	if (args.n != 1) {
+		ret = kb_usage_error(&help, "needs one REV");
+		goto out;
+	}
+	if (kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".") < 0 ||
+	    kb_repo_resolve(c.repo, args.v[0], &oid) < 0 ||
+	    kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK) < 0)
+		goto fail;
+	if (!kb_is_kernel_tree(c.repo, &oid)) {
+		kb_error(KB_EINVAL, "%s is not a Linux kernel tree", args.v[0]);
+		goto fail;
+	}
+	frag = kb_fragments_dir();
+	work = kb_asprintf("%s/src", c.statedir);
+	bdir = kb_asprintf("%s/kbuild", c.statedir);
+	cache = kb_asprintf("%.*s.cache", (int)strlen(c.db_path), c.db_path);
+	logs = kb_asprintf("%s/logs", c.statedir);
+	memset(&o, 0, sizeof(o));
+	o.kconfig = kconfig;
+	o.fragments_dir = frag ? frag : "/nonexistent";
+	o.target = target;
+	o.workdir = work;
+	o.builddir = bdir;
+	o.cache_dir = cache;
+	o.log_dir = logs;
+	o.cache_limit = 4ULL << 30;
+	if (kb_mkdir_p(c.statedir, 0700) < 0 || kb_build_kernel(c.repo, &oid, &o, &res) < 0)
+		goto fail;
+	if (res.failed) {
+		fprintf(stderr, "kbisect build: the build of %s fails:\n%s\n", args.v[0], res.error);
+		ret = KB_EXIT_NO_CULPRIT;
+		goto out;
+	}
+	printf("%s %s\nrelease %s\nartifacts %s\n", res.cached ? "cached" : "built",
+	       args.v[0], res.release, res.dir);
+	if (!res.cached)
+		printf("seconds %.1f\n", res.seconds);
+	ret = 0;
+	goto out;
+fail:
+	ret = kb_fail("build");
+out:
+	free(frag);
+	free(work);
+	free(bdir);
+	free(cache);
+	free(logs);
+	kb_strv_clear(&args);
+	kb_ctx_release(&c);
+	return ret;
+}

@@ -1,0 +1,478 @@
+#include "build.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "run.h"
+#include "util.h"
+#include "worktree.h"
+
+void kb_build_localversion(char out[20], const char *sha)
+{
+	snprintf(out, 20, "-kb%.12s", sha);
+}
+
+int kb_is_kernel_tree(git_repository *repo, const git_oid *commit)
+{
+	git_commit *c;
+	git_tree *t;
+	git_tree_entry *e;
+	int yes = 0;
+
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return 0;
+	if (git_commit_tree(&t, c) == 0) {
+		if (git_tree_entry_bypath(&e, t, "arch/x86/Kconfig") == 0) {
+			git_tree_entry_free(e);
+			if (git_tree_entry_bypath(&e, t, "scripts/kconfig/Makefile") == 0) {
+				git_tree_entry_free(e);
+				yes = 1;
+			}
+		}
+		git_tree_free(t);
+	}
+	git_commit_free(c);
+	return yes;
+}
+
+static void hash_hex(char out[41], const char *data, size_t len)
+{
+	git_oid oid;
+
+	git_odb_hash(&oid, data, len, GIT_OBJECT_BLOB);
+	git_oid_tostr(out, 41, &oid);
+}
+
+/* First line of 'cc --version', which names the compiler and its version. */
+static void compiler_version(const char *tmpdir, struct kb_buf *out)
+{
+	const char *argv[] = { "cc", "--version", NULL };
+	struct kb_run_spec rs = { argv, NULL, NULL, 30 };
+	struct kb_run_result res;
+	char *log = kb_asprintf("%s/cc-version", tmpdir);
+
+	unlink(log);
+	if (kb_run_simple(&rs, log, &res) == 0)
+		kb_read_file(log, out, 1 << 16);
+	kb_error_clear();
+	out->len = strcspn(out->ptr, "\n");
+	if (out->alloc)
+		out->ptr[out->len] = '\0';
+	unlink(log);
+	free(log);
+}
+
+/* The fragments merged into every build, in order. */
+static void fragments(const struct kb_build_opts *o, struct kb_strv *out)
+{
+	char *p;
+
+	p = kb_asprintf("%s/kbisect.config", o->fragments_dir);
+	if (access(p, R_OK) == 0)
+		kb_strv_push(out, p);
+	free(p);
+	if (o->target) {
+		p = kb_asprintf("%s/%s.config", o->fragments_dir, o->target);
+		if (access(p, R_OK) == 0)
+			kb_strv_push(out, p);
+		free(p);
+	}
+}
+
+static int cache_key(git_repository *repo, const git_oid *commit,
+		     const struct kb_build_opts *o, char key[41])
+{
+	struct kb_buf in = KB_BUF_INIT, cc = KB_BUF_INIT;
+	struct kb_strv frags = KB_STRV_INIT;
+	git_commit *c;
+	char tree[41];
+	size_t i;
+	int ret = 0;
+
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return kb_error(KB_ERROR, "cannot read the commit to build");
+	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(c));
+	git_commit_free(c);
+	kb_buf_addf(&in, "tree %s\nbase %s\n", tree, o->kconfig);
+	if (strchr(o->kconfig, '/') && (ret = kb_read_file(o->kconfig, &in, 64 << 20)) < 0)
+		goto out;
+	fragments(o, &frags);
+	for (i = 0; i < frags.n; i++) {
+		kb_buf_addf(&in, "\nfragment %s\n", frags.v[i]);
+		if ((ret = kb_read_file(frags.v[i], &in, 1 << 20)) < 0)
+			goto out;
+	}
+	compiler_version(o->log_dir, &cc);
+	kb_buf_addf(&in, "\ncompiler %s\n", cc.ptr);
+	hash_hex(key, in.ptr, in.len);
+out:
+	kb_strv_clear(&frags);
+	kb_buf_release(&in);
+	kb_buf_release(&cc);
+	return ret;
+}
+
+/* Set (or add) "CONFIG_X=..." / "# CONFIG_X is not set" lines. */
+static void config_set(struct kb_buf *cfg, const char *line)
+{
+	char name[256];
+	struct kb_buf out = KB_BUF_INIT;
+	const char *p = cfg->ptr;
+
+	if (sscanf(line, "# %255[A-Za-z0-9_] is not set", name) != 1 &&
+	    sscanf(line, "%255[A-Za-z0-9_]=", name) != 1)
+		return;
+	if (strncmp(name, "CONFIG_", 7))
+		return;
+	while (*p) {
+		size_t len = strcspn(p, "\n");
+		size_t nl = strlen(name);
+		int same = (len > nl && !strncmp(p, name, nl) && p[nl] == '=') ||
+			   (len > nl + 2 && !strncmp(p, "# ", 2) && !strncmp(p + 2, name, nl) &&
+			    p[nl + 2] == ' ');
+
+		if (!same) {
+			kb_buf_add(&out, p, len);
+			kb_buf_addch(&out, '\n');
+		}
+		p += len + (p[len] == '\n');
+	}
+	kb_buf_adds(&out, line);
+	kb_buf_addch(&out, '\n');
+	kb_buf_release(cfg);
+	*cfg = out;
+}
+
+static int run_make(const struct kb_build_opts *o, const char *log, const char *sha,
+		    const char *const *targets, struct kb_run_result *res)
+{
+	struct kb_strv argv = KB_STRV_INIT;
+	const char *env[] = { "KBUILD_BUILD_USER=kbisect", "KBUILD_BUILD_HOST=kbisect",
+			      "KBUILD_BUILD_TIMESTAMP=1970-01-01", "LC_ALL=C", NULL };
+	struct kb_run_spec rs;
+	int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
+	int ret;
+
+	kb_strv_push(&argv, "make");
+	kb_strv_push(&argv, "-C");
+	kb_strv_push(&argv, o->workdir);
+	kb_strv_pushf(&argv, "O=%s", o->builddir);
+	kb_strv_pushf(&argv, "-j%d", jobs > 0 ? jobs : 1);
+	/* set, even empty: no "+" for a source tree that is not a git tree */
+	kb_strv_push(&argv, "LOCALVERSION=");
+	if (access("/usr/bin/ccache", X_OK) == 0)
+		kb_strv_push(&argv, "CC=ccache gcc");
+	while (*targets)
+		kb_strv_push(&argv, *targets++);
+	memset(&rs, 0, sizeof(rs));
+	rs.argv = (const char *const *)argv.v;
+	rs.env = env;
+	ret = kb_run_simple_progress(&rs, log, res, o->progress ? 3.0 : 0,
+				     o->progress, o->ctx, sha);
+	kb_strv_clear(&argv);
+	return ret;
+}
+
+/* The last lines of the log that say "error" (or its last lines). */
+static void last_errors(const char *log, char *out, size_t size)
+{
+	struct kb_buf b = KB_BUF_INIT, e = KB_BUF_INIT;
+	const char *p;
+
+	kb_read_tail(log, &b, 64 << 10);
+	for (p = b.ptr; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (memmem(p, len, "error", 5) || memmem(p, len, "Error", 5)) {
+			kb_buf_add(&e, p, len);
+			kb_buf_addch(&e, '\n');
+		}
+		p += len + (p[len] == '\n');
+	}
+	if (!e.len)
+		kb_buf_adds(&e, b.len > 800 ? b.ptr + b.len - 800 : b.ptr);
+	snprintf(out, size, "%s", e.len > size - 1 ? e.ptr + e.len - (size - 1) : e.ptr);
+	kb_buf_release(&b);
+	kb_buf_release(&e);
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret = kb_read_file(from, &b, 0);
+
+	if (!ret)
+		ret = kb_write_file_atomic(to, b.ptr, b.len, 0644);
+	kb_buf_release(&b);
+	return ret;
+}
+
+static unsigned long long dir_size(const char *dir)
+{
+	unsigned long long total = 0;
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = kb_asprintf("%s/%s", dir, de->d_name);
+		if (stat(p, &st) == 0)
+			total += S_ISDIR(st.st_mode) ? dir_size(p) : (unsigned long long)st.st_size;
+		free(p);
+	}
+	if (d)
+		closedir(d);
+	return total;
+}
+
+/* Remove the least recently used builds until the cache fits its limit. */
+static void evict(const struct kb_build_opts *o, const char *keep)
+{
+	while (o->cache_limit && dir_size(o->cache_dir) > o->cache_limit) {
+		DIR *d = opendir(o->cache_dir);
+		struct dirent *de;
+		char *oldest = NULL;
+		time_t when = 0;
+
+		while (d && (de = readdir(d))) {
+			struct stat st;
+			char *p;
+
+			if (de->d_name[0] == '.' || !strcmp(de->d_name, keep))
+				continue;
+			p = kb_asprintf("%s/%s/used", o->cache_dir, de->d_name);
+			if (stat(p, &st) == 0 && (!oldest || st.st_mtime < when)) {
+				free(oldest);
+				oldest = kb_strdup(de->d_name);
+				when = st.st_mtime;
+			}
+			free(p);
+		}
+		if (d)
+			closedir(d);
+		if (!oldest)
+			break;
+		{
+			char *p = kb_asprintf("%s/%s", o->cache_dir, oldest);
+
+			kb_remove_tree(p);
+			free(p);
+		}
+		free(oldest);
+	}
+}
+
+static void touch_used(const char *dir)
+{
+	char *p = kb_asprintf("%s/used", dir);
+	char stamp[32];
+	int n = snprintf(stamp, sizeof(stamp), "%ld\n", (long)time(NULL));
+
+	kb_write_file_atomic(p, stamp, (size_t)n, 0644);
+	free(p);
+}
+
+static int read_release(const char *dir, char *out, size_t size)
+{
+	char *p = kb_asprintf("%s/release", dir);
+	struct kb_buf b = KB_BUF_INIT;
+	int ret = kb_read_file(p, &b, 4096);
+
+	if (!ret)
+		snprintf(out, size, "%.*s", (int)strcspn(b.ptr, "\n"), b.ptr);
+	kb_buf_release(&b);
+	free(p);
+	return ret;
+}
+
+static int configure(const struct kb_build_opts *o, const char *sha, const char *log)
+{
+	struct kb_strv frags = KB_STRV_INIT;
+	struct kb_buf cfg = KB_BUF_INIT;
+	struct kb_run_result res;
+	char *path = kb_asprintf("%s/.config", o->builddir), lv[20];
+	char *line = NULL;
+	size_t i;
+	int ret;
+
+	if (strchr(o->kconfig, '/')) {
+		if ((ret = kb_read_file(o->kconfig, &cfg, 64 << 20)) < 0)
+			goto out;
+	} else {
+		const char *t[] = { o->kconfig, NULL };
+
+		if ((ret = run_make(o, log, NULL, t, &res)) < 0)
+			goto out;
+		if (res.outcome != KB_RUN_EXITED || res.exit_status) {
+			ret = 1;
+			goto out;
+		}
+		if ((ret = kb_read_file(path, &cfg, 64 << 20)) < 0)
+			goto out;
+	}
+	fragments(o, &frags);
+	for (i = 0; i < frags.n; i++) {
+		struct kb_buf f = KB_BUF_INIT;
+		const char *p;
+
+		if ((ret = kb_read_file(frags.v[i], &f, 1 << 20)) < 0)
+			goto out;
+		for (p = f.ptr; *p;) {
+			size_t len = strcspn(p, "\n");
+
+			free(line);
+			line = kb_strndup(p, len);
+			config_set(&cfg, line);
+			p += len + (p[len] == '\n');
+		}
+		kb_buf_release(&f);
+	}
+	kb_build_localversion(lv, sha);
+	free(line);
+	line = kb_asprintf("CONFIG_LOCALVERSION=\"%s\"", lv);
+	config_set(&cfg, line);
+	config_set(&cfg, "# CONFIG_LOCALVERSION_AUTO is not set");
+	if ((ret = kb_write_file_atomic(path, cfg.ptr, cfg.len, 0644)) < 0)
+		goto out;
+	{
+		const char *t[] = { "olddefconfig", NULL };
+
+		if ((ret = run_make(o, log, NULL, t, &res)) < 0)
+			goto out;
+		ret = res.outcome == KB_RUN_EXITED && !res.exit_status ? 0 : 1;
+	}
+out:
+	free(line);
+	free(path);
+	kb_buf_release(&cfg);
+	kb_strv_clear(&frags);
+	return ret;
+}
+
+int kb_build_kernel(git_repository *repo, const git_oid *commit,
+		    const struct kb_build_opts *o, struct kb_build_result *res)
+{
+	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL;
+	struct kb_run_result rr;
+	double start = kb_now();
+	int ret;
+
+	memset(res, 0, sizeof(*res));
+	git_oid_tostr(sha, sizeof(sha), commit);
+	if ((ret = kb_mkdir_p(o->cache_dir, 0755)) < 0 || (ret = kb_mkdir_p(o->log_dir, 0700)) < 0)
+		return ret;
+	if ((ret = cache_key(repo, commit, o, res->key)) < 0)
+		return ret;
+	snprintf(res->dir, sizeof(res->dir), "%s/%s", o->cache_dir, res->key);
+	p = kb_asprintf("%s/complete", res->dir);
+	if (access(p, F_OK) == 0 && read_release(res->dir, res->release, sizeof(res->release)) == 0) {
+		res->cached = 1;
+		touch_used(res->dir);
+		goto out;
+	}
+	kb_error_clear();
+	if ((ret = kb_worktree_checkout(repo, o->workdir, commit)) < 0 ||
+	    (ret = kb_mkdir_p(o->builddir, 0755)) < 0)
+		goto out;
+	log = kb_asprintf("%s/kbuild-%.12s.log", o->log_dir, sha);
+	unlink(log);
+	ret = configure(o, sha, log);
+	if (ret == 0) {
+		const char *t[] = { "bzImage", NULL };
+
+		if ((ret = run_make(o, log, sha, t, &rr)) < 0)
+			goto out;
+		ret = rr.outcome == KB_RUN_EXITED && !rr.exit_status ? 0 : 1;
+	}
+	if (ret < 0)
+		goto out;
+	res->seconds = kb_now() - start;
+	if (ret) {
+		struct kb_buf tail = KB_BUF_INIT;
+
+		kb_read_tail(log, &tail, 16 << 10);
+		if (strstr(tail.ptr, "No space left on device")) {
+			ret = kb_error(KB_EINFRA, "the disk is full while building %.12s "
+				       "(see %s): free some space, then 'kbisect resume'", sha, log);
+			kb_buf_release(&tail);
+			goto out;
+		}
+		kb_buf_release(&tail);
+		res->failed = 1;
+		last_errors(log, res->error, sizeof(res->error));
+		ret = 0;
+		goto out;
+	}
+	/* keep the artifacts: a temporary directory renamed when complete */
+	tmp = kb_asprintf("%s.tmp", res->dir);
+	kb_remove_tree(tmp);
+	if ((ret = kb_mkdir_p(tmp, 0755)) < 0)
+		goto out;
+	free(q);
+	q = kb_asprintf("%s/include/config/kernel.release", o->builddir);
+	{
+		struct kb_buf b = KB_BUF_INIT;
+
+		if ((ret = kb_read_file(q, &b, 4096)) < 0) {
+			kb_buf_release(&b);
+			goto out;
+		}
+		snprintf(res->release, sizeof(res->release), "%.*s",
+			 (int)strcspn(b.ptr, "\n"), b.ptr);
+		kb_buf_release(&b);
+	}
+	{
+		static const char *const files[][2] = {
+			{ "arch/x86/boot/bzImage", "bzImage" }, { ".config", "config" },
+			{ "System.map", "System.map" },
+		};
+		size_t i;
+
+		for (i = 0; i < 3 && !ret; i++) {
+			char *from = kb_asprintf("%s/%s", o->builddir, files[i][0]);
+			char *to = kb_asprintf("%s/%s", tmp, files[i][1]);
+
+			ret = copy_file(from, to);
+			free(from);
+			free(to);
+		}
+		if (!ret) {
+			char *to = kb_asprintf("%s/build.log", tmp), *rel = kb_asprintf("%s/release", tmp);
+			char *line = kb_asprintf("%s\n", res->release);
+
+			ret = copy_file(log, to);
+			if (!ret)
+				ret = kb_write_file_atomic(rel, line, strlen(line), 0644);
+			free(to);
+			free(rel);
+			free(line);
+		}
+	}
+	if (ret < 0)
+		goto out;
+	kb_remove_tree(res->dir);
+	if (rename(tmp, res->dir) < 0) {
+		ret = kb_error_errno(KB_EINFRA, "cannot store the build in %s", res->dir);
+		goto out;
+	}
+	touch_used(res->dir);
+	if ((ret = kb_write_file_atomic(p, "1\n", 2, 0644)) < 0)
+		goto out;
+	evict(o, res->key);
+out:
+	free(log);
+	free(tmp);
+	free(p);
+	free(q);
+	return ret;
+}

@@ -1,0 +1,53 @@
+/*
+ * build.h - kernel builds: a work tree and a build directory of kbisect's
+ * own, out-of-tree builds kept between commits (so a one-file change
+ * rebuilds in seconds), ccache when it is there, and a cache of finished
+ * builds keyed by (tree, config, compiler) with a size limit.
+ *
+ * A build that fails is the kernel's fault (the commit is skipped, with the
+ * last error lines); a build that cannot run at all (no make, no compiler,
+ * a full disk) is the harness's: KB_EINFRA.
+ */
+#ifndef KB_BUILD_H
+#define KB_BUILD_H
+
+#include <git2.h>
+#include <limits.h>
+
+struct kb_build_opts {
+	const char *kconfig;        /* base config: a file, or a make target such
+				     * as "tinyconfig" or "defconfig" */
+	const char *fragments_dir;  /* configs/kernel: kbisect.config and
+				     * <target>.config are merged in */
+	const char *target;         /* the target's name, for its fragment */
+	const char *workdir;        /* where the source is checked out */
+	const char *builddir;       /* make O= */
+	const char *cache_dir;      /* finished builds */
+	const char *log_dir;
+	unsigned long long cache_limit; /* bytes; 0 = no limit */
+	int jobs;                   /* 0 = the number of processors */
+	/* called every few seconds while make runs */
+	void (*progress)(void *ctx, const char *what, double seconds, long lines);
+	void *ctx;
+};
+
+struct kb_build_result {
+	char dir[PATH_MAX];         /* bzImage, config, System.map, build.log */
+	char release[256];          /* the kernel's 'uname -r' */
+	char key[41];               /* the cache key */
+	int cached;                 /* 1: found in the cache, make not run */
+	int failed;                 /* 1: the build failed (the commit's fault) */
+	char error[1024];           /* its last error lines */
+	double seconds;
+};
+
+/* Is the tree of 'commit' a Linux kernel source tree? */
+int kb_is_kernel_tree(git_repository *repo, const git_oid *commit);
+
+int kb_build_kernel(git_repository *repo, const git_oid *commit,
+		    const struct kb_build_opts *o, struct kb_build_result *res);
+
+/* The LOCALVERSION a build of 'sha' gets: "-kb" and 12 hex digits. */
+void kb_build_localversion(char out[20], const char *sha);
+
+#endif
