@@ -152,9 +152,7 @@ static void config_set(struct kb_buf *cfg, const char *line)
 static int run_make(const struct kb_build_opts *o, const char *log, const char *sha,
 		    const char *const *targets, struct kb_run_result *res)
 {
-	struct kb_strv argv = KB_STRV_INIT;
-	const char *env[] = { "KBUILD_BUILD_USER=kbisect", "KBUILD_BUILD_HOST=kbisect",
-			      "KBUILD_BUILD_TIMESTAMP=1970-01-01", "LC_ALL=C", NULL };
+	struct kb_strv argv = KB_STRV_INIT, env = KB_STRV_INIT;
 	struct kb_run_spec rs;
 	int jobs = o->jobs > 0 ? o->jobs : (int)sysconf(_SC_NPROCESSORS_ONLN);
 	int ret;
@@ -170,12 +168,20 @@ static int run_make(const struct kb_build_opts *o, const char *log, const char *
 		kb_strv_push(&argv, "CC=ccache gcc");
 	while (*targets)
 		kb_strv_push(&argv, *targets++);
+	kb_strv_push(&env, "KBUILD_BUILD_USER=kbisect");
+	kb_strv_push(&env, "KBUILD_BUILD_HOST=kbisect");
+	kb_strv_push(&env, "KBUILD_BUILD_TIMESTAMP=1970-01-01");
+	kb_strv_push(&env, "LC_ALL=C");
+	/* the same objects from any work tree: paths relative to it */
+	kb_strv_pushf(&env, "CCACHE_BASEDIR=%s", o->workdir);
+	kb_strv_push(&env, "CCACHE_NOHASHDIR=1");
 	memset(&rs, 0, sizeof(rs));
 	rs.argv = (const char *const *)argv.v;
-	rs.env = env;
+	rs.env = (const char *const *)env.v;
 	ret = kb_run_simple_progress(&rs, log, res, o->progress ? 3.0 : 0,
 				     o->progress, o->ctx, sha);
 	kb_strv_clear(&argv);
+	kb_strv_clear(&env);
 	return ret;
 }
 

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Make the demo kernel history: Debian's linux-source-6.1 as the base
-# commit, then two dozen small commits with fixed authors and dates (so the
-# ids come out the same on every machine).  One of them makes file creation
-# slower (a delay in the create path of open(2)), one breaks the build and
-# the next one repairs it.  Tags: demo-good (the base), demo-bad (the tip),
+# commit, then 21 small commits with fixed authors and dates (so the ids
+# come out the same on every machine).  The 13th makes file creation slower
+# (a delay in the create path of open(2)); the 11th breaks the build - it
+# is the first commit a bisection of the whole range tests - and the 12th
+# repairs it.  Tags: demo-good (the base), demo-bad (the tip),
 # demo-slow (the culprit), demo-broken (the commit that does not build).
 #
 #   sh tests/kernel/demo-history.sh DIR
@@ -76,6 +77,12 @@ note init/main.c "rest_init() runs once the boot CPU is set up"
 commit "Grace Hopper" grace@example.org "init: note when rest_init() runs"
 note fs/dcache.c "d_alloc() takes a reference on the parent"
 commit "Barbara Liskov" barbara@example.org "dcache: note the parent reference of d_alloc()"
+note fs/inode.c "new_inode() returns an inode that is not hashed"
+commit "Edsger Dijkstra" edsger@example.org "fs/inode: note that new inodes are unhashed"
+note kernel/exit.c "do_exit() never returns"
+commit "Barbara Liskov" barbara@example.org "exit: state that do_exit() does not return"
+note mm/page_alloc.c "the fast path is tried before the slow path and reclaim"
+commit "Grace Hopper" grace@example.org "mm/page_alloc: outline the allocation paths"
 printf '\nint sys_demo_limit = DEMO_LIMIT_UNDEFINED;\n' >>kernel/sys.c
 commit "Alan Turing" alan@example.org "kernel/sys: add a limit for the demo knob" \
 	"Add the variable that will hold the limit of the demo knob."
@@ -83,12 +90,6 @@ git tag demo-broken
 sed -i 's/^int sys_demo_limit = DEMO_LIMIT_UNDEFINED;$/int sys_demo_limit = 16;/' kernel/sys.c
 commit "Alan Turing" alan@example.org "kernel/sys: define the demo knob's default" \
 	"The previous commit used a name that is defined nowhere; give the limit its value."
-note fs/inode.c "new_inode() returns an inode that is not hashed"
-commit "Edsger Dijkstra" edsger@example.org "fs/inode: note that new inodes are unhashed"
-note kernel/exit.c "do_exit() never returns"
-commit "Barbara Liskov" barbara@example.org "exit: state that do_exit() does not return"
-note mm/page_alloc.c "the fast path is tried before the slow path and reclaim"
-commit "Grace Hopper" grace@example.org "mm/page_alloc: outline the allocation paths"
 # the regression: a delay in the create path of open(2)
 sed -i 's|^#include <linux/uaccess.h>$|#include <linux/uaccess.h>\n#include <linux/delay.h>|' fs/namei.c
 sed -i 's|^static struct dentry \*lookup_open(struct nameidata \*nd, struct file \*file,$|/*\n * Give the dentry cache a moment between creations: it smooths bursts of\n * creates on slow media.\n */\nstatic noinline void namei_create_throttle(void)\n{\n\tudelay(200);\n}\n\n&|' fs/namei.c
