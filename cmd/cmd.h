@@ -64,6 +64,15 @@ struct kb_ctx {
 int kb_ctx_open(struct kb_ctx *c, int flags);
 void kb_ctx_release(struct kb_ctx *c);
 
+/* kb_ctx_open() and kb_session_load(): 0, or the exit code after printing
+ * the error (the context is released then). */
+int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,
+		    const char *cmd);
+/* The exit code a report's verdict stands for. */
+int kb_verdict_exit(json_t *report);
+/* One JSON object on stdout, indented. */
+void kb_print_json(json_t *o);
+
 /* Print the last engine error and return the exit code for it. */
 int kb_fail(const char *cmd);
 /* Progress lines on stderr. */

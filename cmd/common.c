@@ -66,6 +66,30 @@ void kb_ctx_release(struct kb_ctx *c)
 	c->db_path = c->statedir = NULL;
 }
 
+int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,
+		    const char *cmd)
+{
+	if (kb_ctx_open(c, flags) < 0 || kb_session_load(s, c->store, c->statedir, any) < 0) {
+		kb_ctx_release(c);
+		return kb_fail(cmd);
+	}
+	return 0;
+}
+
+int kb_verdict_exit(json_t *report)
+{
+	const char *v = json_string_value(json_object_get(report, "verdict"));
+
+	return v && (!strcmp(v, "culprit") || !strcmp(v, "multiple")) ?
+		KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
+}
+
+void kb_print_json(json_t *o)
+{
+	json_dumpf(o, stdout, JSON_INDENT(2));
+	printf("\n");
+}
+
 int kb_fail(const char *cmd)
 {
 	const char *msg = kb_error_last();
@@ -175,7 +199,7 @@ char *kb_fragments_dir(void)
 
 int kb_run_session(struct kb_session *s, const char *cmd)
 {
-	json_t *report, *v;
+	json_t *report;
 	int ret;
 
 	s->progress = &kb_stderr_progress;
@@ -186,10 +210,7 @@ int kb_run_session(struct kb_session *s, const char *cmd)
 	if (kb_session_report(s, &report) < 0)
 		return kb_fail(cmd);
 	kb_print_report(report, stdout);
-	v = json_object_get(report, "verdict");
-	ret = json_is_string(v) && (!strcmp(json_string_value(v), "culprit") ||
-				    !strcmp(json_string_value(v), "multiple")) ?
-		KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
+	ret = kb_verdict_exit(report);
 	json_decref(report);
 	return ret;
 }

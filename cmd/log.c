@@ -19,11 +19,8 @@ int cmd_log(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if (kb_ctx_open(&c, 0) < 0 || kb_session_load(&s, c.store, c.statedir, 1) < 0) {
-		ret = kb_fail("log");
-		kb_ctx_release(&c);
+	if ((ret = kb_open_session(&c, &s, 0, 1, "log")))
 		return ret;
-	}
 	kb_session_log(&s, &out);
 	fwrite(out.ptr, 1, out.len, stdout);
 	kb_buf_release(&out);

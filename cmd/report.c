@@ -191,28 +191,20 @@ int cmd_report(int argc, char **argv)
 		KB_CTX_OPTS(&c), { 0 }
 	};
 	struct kb_session s;
-	json_t *r, *v;
+	json_t *r;
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if (kb_ctx_open(&c, 0) < 0 || kb_session_load(&s, c.store, c.statedir, 1) < 0) {
-		ret = kb_fail("report");
-		kb_ctx_release(&c);
+	if ((ret = kb_open_session(&c, &s, 0, 1, "report")))
 		return ret;
-	}
 	if (kb_session_report(&s, &r) < 0) {
 		ret = kb_fail("report");
 	} else {
-		if (as_json) {
-			json_dumpf(r, stdout, JSON_INDENT(2));
-			printf("\n");
-		} else {
+		if (as_json)
+			kb_print_json(r);
+		else
 			kb_print_report(r, stdout);
-		}
-		v = json_object_get(r, "verdict");
-		ret = !strcmp(json_string_value(v), "culprit") ||
-		      !strcmp(json_string_value(v), "multiple") ?
-			KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
+		ret = kb_verdict_exit(r);
 		json_decref(r);
 	}
 	kb_session_release(&s);

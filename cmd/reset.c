@@ -17,12 +17,8 @@ int cmd_reset(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
-	    kb_session_load(&s, c.store, c.statedir, 0) < 0) {
-		ret = kb_fail("reset");
-		kb_ctx_release(&c);
+	if ((ret = kb_open_session(&c, &s, KB_STORE_LOCK, 0, "reset")))
 		return ret;
-	}
 	if (kb_session_end(&s) < 0)
 		ret = kb_fail("reset");
 	else

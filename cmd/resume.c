@@ -17,12 +17,8 @@ int cmd_resume(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
-	    kb_session_load(&s, c.store, c.statedir, 0) < 0) {
-		ret = kb_fail("resume");
-		kb_ctx_release(&c);
+	if ((ret = kb_open_session(&c, &s, KB_STORE_LOCK, 0, "resume")))
 		return ret;
-	}
 	ret = kb_run_session(&s, "resume");
 	kb_session_release(&s);
 	kb_ctx_release(&c);

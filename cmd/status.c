@@ -67,20 +67,15 @@ int cmd_status(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if (kb_ctx_open(&c, 0) < 0 || kb_session_load(&s, c.store, c.statedir, 1) < 0) {
-		ret = kb_fail("status");
-		kb_ctx_release(&c);
+	if ((ret = kb_open_session(&c, &s, 0, 1, "status")))
 		return ret;
-	}
 	if (kb_session_status(&s, &st) < 0) {
 		ret = kb_fail("status");
 	} else {
-		if (as_json) {
-			json_dumpf(st, stdout, JSON_INDENT(2));
-			printf("\n");
-		} else {
+		if (as_json)
+			kb_print_json(st);
+		else
 			print_text(st);
-		}
 		json_decref(st);
 	}
 	kb_session_release(&s);

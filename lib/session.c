@@ -806,5 +806,6 @@ int kb_session_end(struct kb_session *s)
 		if (ret < 0)
 			return ret;
 	}
+	rmdir(s->statedir); /* when nothing is kept */
 	return 0;
 }
