@@ -173,14 +173,19 @@ void kb_buf_addch(struct kb_buf *b, char c)
 
 void kb_buf_vaddf(struct kb_buf *b, const char *fmt, va_list ap)
 {
+	char tmp[512];
 	va_list cp;
 	int n;
 
 	va_copy(cp, ap);
-	n = vsnprintf(NULL, 0, fmt, cp);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, cp);
 	va_end(cp);
 	if (n < 0)
 		return;
+	if ((size_t)n < sizeof(tmp)) {
+		kb_buf_add(b, tmp, (size_t)n);
+		return;
+	}
 	kb_buf_grow(b, (size_t)n);
 	vsnprintf(b->ptr + b->len, (size_t)n + 1, fmt, ap);
 	b->len += (size_t)n;
