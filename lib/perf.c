@@ -744,6 +744,12 @@ static json_t *steps_json(const struct ctx *c)
 			       "decision", decision, "samples", samples, "boots", nboots(o));
 		json_array_append_new(steps, st);
 	}
+	/* commits that could not be built or measured */
+	for (i = 0; c->in->marks && i < c->in->g->n; i++)
+		if (c->in->marks[i] == 's')
+			json_array_append_new(steps, json_pack("{s:s, s:s, s:s, s:[], s:i}",
+				"commit", c->in->node_sha[i], "role", "probe", "decision", "skip",
+				"samples", "boots", 0));
 	return steps;
 }
 
@@ -791,6 +797,13 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 	const struct kb_perf_in *in = c->in;
 	json_t *v, *table = json_array();
 	double gm = raw_mean(c, in->good_sha);
+	size_t i, nskip = 0;
+
+	for (i = 0; in->marks && i < in->g->n; i++)
+		nskip += in->marks[i] == 's';
+	if (nskip)
+		warn(c, "skipped", "%zu commit%s could not be built or measured and %s "
+		     "skipped", nskip, nskip == 1 ? "" : "s", nskip == 1 ? "was" : "were");
 
 	json_array_append_new(table, level_row(c, "good", in->good_sha, gm));
 	if (json_array_size(culprits)) {

@@ -223,7 +223,11 @@ static int measure_boot(struct kb_session *s, struct kb_target *t, const char *s
 	if (ret > 0 && !is_node(s, sha, &node))
 		return kb_error(KB_EINVAL, "the build or setup fails at %s %.12s, which "
 				"every comparison needs: see the logs in %s/logs",
-				!strcmp(sha, s->spec.good_shas.v[0]) ? "GOOD" : "BAD", sha,
+				!strcmp(sha, s->spec.good_shas.v[0]) ?
+				(strcmp(s->spec.kind, "compare") ? "GOOD" : "A") :
+				!strcmp(sha, s->spec.bad_sha) ?
+				(strcmp(s->spec.kind, "compare") ? "BAD" : "B") :
+				"the parent or the revert of the likely culprit,", sha,
 				s->statedir);
 	if (ret)
 		return ret < 0 ? ret : 0;
@@ -398,8 +402,11 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "state", json_string(s->row.state));
 	json_array_foreach(json_object_get(o, "culprits"), i, e)
 		add_commit_info(s, e);
-	json_array_foreach(json_object_get(o, "steps"), i, e)
+	json_array_foreach(json_object_get(o, "steps"), i, e) {
 		add_commit_info(s, e);
+		if (!strcmp(json_string_value(json_object_get(e, "decision")), "skip"))
+			kb_session_build_error(s, json_string_value(json_object_get(e, "commit")), e);
+	}
 	if ((v = json_object_get(o, "likeliest")))
 		add_commit_info(s, v);
 	*out = o;

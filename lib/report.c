@@ -23,7 +23,7 @@ json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 }
 
 /* The error lines of a commit's failed kernel build, from its event. */
-static void add_build_error(struct kb_session *s, const char *sha, json_t *o)
+void kb_session_build_error(struct kb_session *s, const char *sha, json_t *o)
 {
 	struct kb_event_row *ev;
 	size_t n, i, len = strlen(sha);
@@ -74,7 +74,7 @@ static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 	if (exit_status >= 0)
 		json_object_set_new(o, "exit_status", json_integer(exit_status));
 	if (!strcmp(m->source, "build"))
-		add_build_error(s, m->sha, o);
+		kb_session_build_error(s, m->sha, o);
 	return o;
 }
 

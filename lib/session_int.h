@@ -22,6 +22,9 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
  * negative for a harness error. */
 int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 			int boot, const char *kind, const char *cmd);
+/* Add "build_error" to a step of 'sha' whose kernel build failed. */
+void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
+
 /* Where finished kernel builds are kept for this database. */
 char *kb_session_cache_dir(struct kb_session *s);
 
