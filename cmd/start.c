@@ -126,6 +126,8 @@ int cmd_start(int argc, char **argv)
 	if ((ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
 	    (ret = default_build(&c, &spec)) < 0 ||
+	    /* a range that is no good leaves no database behind */
+	    (ret = kb_spec_check(&spec, c.repo)) < 0 ||
 	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||
 	    (ret = kb_session_create(c.store, &spec, c.repo, &id)) < 0)
 		goto fail;
