@@ -247,6 +247,17 @@ static void run_action(struct kb_perf_out *out, const char *sha, const char *rol
 	va_end(ap);
 }
 
+/* Was 'sha' marked skip (it could not be built or measured)? */
+static int skipped(const struct ctx *c, const char *sha)
+{
+	size_t k;
+
+	for (k = 0; c->in->marks && k < c->in->g->n; k++)
+		if (c->in->marks[k] == 's' && !strcmp(c->in->node_sha[k], sha))
+			return 1;
+	return 0;
+}
+
 /* log likelihood ratio (BAD level : GOOD level) of a commit's samples */
 static double llr_of(const struct ctx *c, const double *z, size_t n, double lo, double hi)
 {
@@ -269,11 +280,10 @@ struct probe_state {
 static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
 			double hi, struct probe_state *ps)
 {
-	double *z = steady(c, o, &ps->n);
 	int min = c->in->p.min_probe;
+	double *z;
 
 	memset(ps, 0, sizeof(*ps));
-	free(z);
 	z = steady(c, o, &ps->n);
 	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
 		/* this commit has the known culprit's step already */
@@ -589,6 +599,12 @@ verify:
 		co = find(c, csha);
 		bp = nboots(po);
 		bc = nboots(co);
+		if (skipped(c, psha) || skipped(c, csha)) {
+			/* the benchmark failed there since: no direct comparison */
+			f->parent_check = "fail";
+			f->revert_check = "n/a";
+			goto out;
+		}
 		switch (seq_test(c, po, co, VERIFY_BOOTS, VERIFY_MAX_BOOTS, VERIFY_MAX_BOOTS + 1,
 				 2, VERIFY_ALPHA, &pv, &eff)) {
 		case CAL_MORE:

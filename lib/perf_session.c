@@ -353,8 +353,7 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
 	json_t *o, *v, *e, *goods = json_array();
-	size_t i, runs = 0, builds = 0, nev;
-	struct kb_event_row *ev;
+	size_t i, runs = 0, builds;
 	int ret;
 
 	if ((ret = decide(s, &po, 1)) < 0) {
@@ -379,11 +378,7 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
 	for (i = 0; i < s->nruns; i++)
 		runs += s->runs[i].state == KB_RUN_DONE;
-	if (kb_store_events(s->store, s->row.id, &ev, &nev) == 0) {
-		for (i = 0; i < nev; i++)
-			builds += !strcmp(ev[i].kind, "build") && !strstr(ev[i].detail, " cached ");
-		kb_event_rows_free(ev, nev);
-	}
+	builds = kb_session_builds_total(s);
 	json_object_set_new(o, "version", json_integer(1));
 	json_object_set_new(o, "mode", json_string("performance"));
 	json_object_set_new(o, "good", json_string(s->spec.good_shas.v[0]));

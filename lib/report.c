@@ -94,7 +94,7 @@ static void warn(json_t *warnings, const char *kind, const char *fmt, ...)
 	kb_buf_release(&b);
 }
 
-static size_t count_builds(struct kb_session *s)
+size_t kb_session_builds_total(struct kb_session *s)
 {
 	struct kb_event_row *ev;
 	size_t n, i, count = 0;
@@ -173,7 +173,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "warnings", warnings);
 	json_object_set_new(o, "steps", steps);
 	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
-	json_object_set_new(o, "builds_total", json_integer((json_int_t)count_builds(s)));
+	json_object_set_new(o, "builds_total", json_integer((json_int_t)kb_session_builds_total(s)));
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
 	json_object_set_new(o, "target", json_string(s->spec.target));
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));

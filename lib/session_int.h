@@ -25,6 +25,9 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 /* Add "build_error" to a step of 'sha' whose kernel build failed. */
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
 
+/* How many builds ran (cache hits left out). */
+size_t kb_session_builds_total(struct kb_session *s);
+
 /* Where finished kernel builds are kept for this database. */
 char *kb_session_cache_dir(struct kb_session *s);
 

@@ -107,8 +107,10 @@ test_expect_success 'GOOD == BAD' '
 
 test_expect_success 'BAD an ancestor of GOOD (GOOD and BAD swapped)' '
 	cd repo &&
+	rm -f .git/kbisect.db* &&
 	expect_error start "is an ancestor of GOOD" start $B $G --command true &&
 	grep "swapped? the order is .kbisect start GOOD BAD." ee.err &&
+	test ! -e .git/kbisect.db &&
 	no_session
 '
 

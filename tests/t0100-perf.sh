@@ -86,6 +86,27 @@ test_expect_success 'log and replay in a fresh clone give the same report, rever
 	test_cmp r1.txt r2.txt
 '
 
+test_expect_success 'a benchmark that fails at the culprit'"'"'s parent: skipped, reported, nobody blamed' '
+	cd repo &&
+	"$KBISECT" reset 2>/dev/null &&
+	P=$(git rev-parse $C^) &&
+	cat >../failing.json <<-JSON &&
+	{"name": "failing", "command": ["sh", "-c",
+	  "test \\"\$KBISECT_COMMIT\\" != $P || exit 1; exec sh $TEST_DIR/fixtures/noisy-bench.sh"],
+	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower"}}
+	JSON
+	test_expect_code 3 "$KBISECT" start good bad --bench ../failing.json --seed 4 >out 2>err &&
+	test_expect_code 3 "$KBISECT" report --json >f.json &&
+	test "$(json_get f.json verdict)" = inconclusive &&
+	json_flat f.json >flat &&
+	grep "^warnings\\[[0-9]*\\]\\.kind	skipped\$" flat &&
+	grep "^  skipped: 1 commit could not be built or measured" out &&
+	grep "^steps\[[0-9]*\]\.commit	$P\$" flat &&
+	i=$(sed -n "s/^steps\[\([0-9]*\)\]\.commit	$P\$/\1/p" flat) &&
+	test "$(json_get f.json steps[$i].decision)" = skip &&
+	grep "^#regzbot introduced: [0-9a-f]*\.\.[0-9a-f]*\$" out
+'
+
 test_expect_success 'no change at all: no-regression, exit 3, no commit blamed' '
 	cd flat &&
 	test_expect_code 3 "$KBISECT" start good bad --bench ../noisy.json --seed 1 >out 2>err &&

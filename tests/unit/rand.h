@@ -18,6 +18,18 @@ static inline uint64_t trand(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
+/* A straight history 0 <- 1 <- ... <- n-1: node 0 is the tip. */
+static inline void linear_graph(struct kb_graph *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		kb_graph_add_node(g);
+		if (i + 1 < n)
+			kb_graph_add_parent(g, i + 1);
+	}
+}
+
 /*
  * A random history in kb_graph order (children first), about n nodes:
  * built oldest first with up to four branch heads that grow, fork and

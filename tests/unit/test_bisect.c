@@ -78,11 +78,7 @@ TEST(test_bisect__linear_every_culprit)
 	struct kb_graph g = KB_GRAPH_INIT;
 	size_t i, n = 64, found;
 
-	for (i = 0; i < n; i++) {
-		kb_graph_add_node(&g);
-		if (i + 1 < n)
-			kb_graph_add_parent(&g, i + 1);
-	}
+	linear_graph(&g, n);
 	for (i = 0; i < n; i++) {
 		int steps = simulate(&g, i, &found, 1);
 
@@ -120,13 +116,8 @@ TEST(test_bisect__skips_bordering_give_suspects)
 	struct kb_graph g = KB_GRAPH_INIT;
 	char marks[10] = { 0 };
 	struct kb_next next;
-	size_t i;
 
-	for (i = 0; i < 10; i++) {
-		kb_graph_add_node(&g);
-		if (i + 1 < 10)
-			kb_graph_add_parent(&g, i + 1);
-	}
+	linear_graph(&g, 10);
 	/* 9 is the oldest in range; culprit 5; 4 and 5 skipped, 6 good,
 	 * 3 bad: the answer is one of 3, 4, 5 */
 	marks[6] = KB_MARK_GOOD;
@@ -145,14 +136,10 @@ TEST(test_bisect__skip_moves_away_and_still_finds)
 	struct kb_graph g = KB_GRAPH_INIT;
 	char *marks = kb_calloc(101, 1);
 	struct kb_next next;
-	size_t i, culprit = 30;
+	size_t culprit = 30;
 	int guard = 0;
 
-	for (i = 0; i < 101; i++) {
-		kb_graph_add_node(&g);
-		if (i + 1 < 101)
-			kb_graph_add_parent(&g, i + 1);
-	}
+	linear_graph(&g, 101);
 	/* commits 45..55 do not build: the tester answers skip */
 	for (;;) {
 		CHECK(kb_bisect_next(&g, 0, marks, 3, &next) == 0);
@@ -177,13 +164,8 @@ TEST(test_bisect__contradictory_marks)
 	struct kb_graph g = KB_GRAPH_INIT;
 	char marks[5] = { 0 };
 	struct kb_next next;
-	size_t i;
 
-	for (i = 0; i < 5; i++) {
-		kb_graph_add_node(&g);
-		if (i + 1 < 5)
-			kb_graph_add_parent(&g, i + 1);
-	}
+	linear_graph(&g, 5);
 	marks[3] = KB_MARK_BAD;
 	marks[1] = KB_MARK_GOOD; /* a descendant of a bad commit */
 	CHECK(kb_bisect_next(&g, 0, marks, 1, &next) == KB_EINVAL);

@@ -6,25 +6,13 @@
 #include "test.h"
 #include "util.h"
 
-/* 0 <- 1 <- 2 <- 3: node 0 is the tip. */
-static void linear(struct kb_graph *g, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		kb_graph_add_node(g);
-		if (i + 1 < n)
-			kb_graph_add_parent(g, i + 1);
-	}
-}
-
 TEST(test_graph__reach_linear)
 {
 	struct kb_graph g = KB_GRAPH_INIT;
 	double w[10];
 	size_t i;
 
-	linear(&g, 10);
+	linear_graph(&g, 10);
 	kb_graph_reach(&g, NULL, NULL, w);
 	for (i = 0; i < 10; i++)
 		CHECK(w[i] == (double)(10 - i));
