@@ -265,60 +265,57 @@ test_failure_ () {
 	fi
 }
 
-# test_expect_success [PREREQ] 'title' 'code'
-test_expect_success () {
+# test_begin_ FUNCTION [PREREQ] 'title' 'code': count the test and set
+# test_title_ and test_code_; returns 1 when a missing PREREQ skips it.
+test_begin_ () {
+	test_fn_=$1
+	shift
 	test_prereq_=
 	if test $# = 3; then
 		test_prereq_=$1
 		shift
 	fi
 	if test $# != 2; then
-		say "Bail out! bug in $TEST_NAME: test_expect_success needs 2 or 3 arguments"
+		say "Bail out! bug in $TEST_NAME: $test_fn_ needs 2 or 3 arguments"
 		exit 1
 	fi
+	test_title_=$1
+	test_code_=$2
 	test_count=$((test_count + 1))
 	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
 		say "ok $test_count # skip $1 (missing $missing_prereq_)"
 		test_skipped=$((test_skipped + 1))
-		return 0
-	fi
-	test_expecting_=success
-	# not "if test_run_": that would switch set -e off inside the test
-	test_run_ "$2"
-	if test "$test_status_" = 0; then
-		say "ok $test_count - $1"
-		test_success=$((test_success + 1))
-	else
-		test_failure_ "$1" "$2"
+		return 1
 	fi
 	return 0
 }
 
-# test_expect_failure [PREREQ] 'title' 'code': a known breakage.
-test_expect_failure () {
-	test_prereq_=
-	if test $# = 3; then
-		test_prereq_=$1
-		shift
-	fi
-	if test $# != 2; then
-		say "Bail out! bug in $TEST_NAME: test_expect_failure needs 2 or 3 arguments"
-		exit 1
-	fi
-	test_count=$((test_count + 1))
-	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
-		say "ok $test_count # skip $1 (missing $missing_prereq_)"
-		test_skipped=$((test_skipped + 1))
-		return 0
-	fi
-	test_expecting_=failure
+# test_expect_success [PREREQ] 'title' 'code'
+test_expect_success () {
+	test_begin_ test_expect_success "$@" || return 0
+	test_expecting_=success
 	# not "if test_run_": that would switch set -e off inside the test
-	test_run_ "$2"
+	test_run_ "$test_code_"
 	if test "$test_status_" = 0; then
-		say "ok $test_count - $1 # TODO known breakage vanished"
+		say "ok $test_count - $test_title_"
+		test_success=$((test_success + 1))
+	else
+		test_failure_ "$test_title_" "$test_code_"
+	fi
+	return 0
+}
+
+# test_expect_failure [PREREQ] 'title' 'code': a known breakage, reported
+# with TAP's TODO directive (not counted as a failure).
+test_expect_failure () {
+	test_begin_ test_expect_failure "$@" || return 0
+	test_expecting_=failure
+	test_run_ "$test_code_"
+	if test "$test_status_" = 0; then
+		say "ok $test_count - $test_title_ # TODO known breakage vanished"
 		test_fixed=$((test_fixed + 1))
 	else
-		say "not ok $test_count - $1 # TODO known breakage"
+		say "not ok $test_count - $test_title_ # TODO known breakage"
 		test_broken=$((test_broken + 1))
 	fi
 	return 0
