@@ -28,16 +28,19 @@ int cmd_build(int argc, char **argv)
 	struct kb_opt opts[] = {
 		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
 		  "base config: a file, or a make target (default tinyconfig)" },
-		{ "target", OPT_STRING, &target, "NAME",
-		  "the target whose config fragment is merged in (default local)" },
+		{ "target", OPT_STRING, &target, "SPEC",
+		  "the target whose config fragment is merged in: local (default), "
+		  "libvirt[:URI] or a machine file" },
 		KB_CTX_OPTS(&c), { 0 }
 	};
 	struct kb_build_opts o;
 	struct kb_build_result res;
 	git_oid oid;
+	struct kb_spec ts;
 	char *frag = NULL, *work = NULL, *bdir = NULL, *cache = NULL, *logs = NULL;
 	int ret;
 
+	kb_spec_init(&ts);
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, &args, NULL))) {
 		ret = ret == 1 ? 0 : ret;
 		goto out;
@@ -46,6 +49,10 @@ int cmd_build(int argc, char **argv)
 		ret = kb_usage_error(&help, "needs one REV");
 		goto out;
 	}
+	if (kb_set_target(&ts, target) < 0)
+		goto fail;
+	/* the fragment is the backend's: "libvirt" for libvirt:URI */
+	ts.target[strcspn(ts.target, ":")] = '\0';
 	if (kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".") < 0 ||
 	    kb_repo_resolve(c.repo, args.v[0], &oid) < 0 ||
 	    kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK) < 0)
@@ -62,7 +69,7 @@ int cmd_build(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.kconfig = kconfig;
 	o.fragments_dir = frag ? frag : "/nonexistent";
-	o.target = target;
+	o.target = ts.target;
 	o.workdir = work;
 	o.builddir = bdir;
 	o.cache_dir = cache;
@@ -84,6 +91,7 @@ int cmd_build(int argc, char **argv)
 fail:
 	ret = kb_fail("build");
 out:
+	kb_spec_release(&ts);
 	free(frag);
 	free(work);
 	free(bdir);

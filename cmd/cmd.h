@@ -85,6 +85,12 @@ void kb_install_signals(void);
 const char *kb_bench_dirs(void);
 /* The directory of kernel config fragments (malloc'd), or NULL. */
 char *kb_fragments_dir(void);
+/* configs/machines/ beside the program, or installed. */
+const char *kb_machine_dirs(void);
+/* guests/init beside the program, or installed (NULL: not found). */
+const char *kb_guest_init(void);
+/* --target: local, libvirt[:URI], or a machine file (name or path). */
+int kb_set_target(struct kb_spec *spec, const char *target);
 
 /* Run a loaded session to its verdict and return the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);

@@ -73,6 +73,7 @@ int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,
 		kb_ctx_release(c);
 		return kb_fail(cmd);
 	}
+	s->guest_init = kb_guest_init();
 	return 0;
 }
 
@@ -197,12 +198,111 @@ char *kb_fragments_dir(void)
 	return found;
 }
 
+const char *kb_machine_dirs(void)
+{
+	static char *dirs;
+
+	if (!dirs)
+		dirs = data_dirs("machines", "machines");
+	return dirs;
+}
+
+const char *kb_guest_init(void)
+{
+	static char *found;
+	char *dirs, *p;
+
+	if (found)
+		return found;
+	dirs = data_dirs("../guests", "guests");
+	p = dirs;
+	while (*p && !found) {
+		size_t len = strcspn(p, ":");
+		char *f = kb_asprintf("%.*s/init", (int)len, p);
+		char real[PATH_MAX];
+
+		if (access(f, X_OK) == 0 && realpath(f, real))
+			found = kb_strdup(real);
+		free(f);
+		p += len + (p[len] == ':');
+	}
+	free(dirs);
+	return found;
+}
+
+/* A machine file: by name in configs/machines/, or a path. */
+static int load_machine(const char *name, json_t **out)
+{
+	char *dirs = kb_strdup(kb_machine_dirs()), *p = dirs, *path = NULL;
+	json_error_t jerr;
+	int ret = 0;
+
+	if (strchr(name, '/') || strstr(name, ".json")) {
+		path = kb_strdup(name);
+	} else {
+		while (*p && !path) {
+			size_t len = strcspn(p, ":");
+			char *f = kb_asprintf("%.*s/%s.json", (int)len, p, name);
+
+			if (access(f, R_OK) == 0)
+				path = f;
+			else
+				free(f);
+			p += len + (p[len] == ':');
+		}
+	}
+	free(dirs);
+	if (!path)
+		return kb_error(KB_EINVAL, "unknown target '%s': use local, libvirt[:URI], or "
+				"a machine file (a name in configs/machines/ or a path)", name);
+	if (!(*out = json_load_file(path, 0, &jerr)))
+		ret = kb_error(KB_EINVAL, "machine file %s: %s (line %d)", path, jerr.text,
+			       jerr.line);
+	else if (!json_is_string(json_object_get(*out, "target")))
+		ret = kb_error(KB_EINVAL, "machine file %s has no \"target\" (e.g. "
+			       "\"libvirt\")", path);
+	if (ret < 0) {
+		json_decref(*out);
+		*out = NULL;
+	}
+	free(path);
+	return ret;
+}
+
+int kb_set_target(struct kb_spec *spec, const char *target)
+{
+	json_t *m = NULL;
+	const char *t;
+	int ret;
+
+	free(spec->target);
+	free(spec->machine);
+	spec->target = spec->machine = NULL;
+	if (!strcmp(target, "local") || !strcmp(target, "libvirt") ||
+	    !strncmp(target, "libvirt:", 8)) {
+		spec->target = kb_strdup(target);
+		return 0;
+	}
+	if ((ret = load_machine(target, &m)) < 0)
+		return ret;
+	t = json_string_value(json_object_get(m, "target"));
+	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8)) {
+		json_decref(m);
+		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", target, t);
+	}
+	spec->target = kb_strdup(t);
+	spec->machine = json_dumps(m, JSON_COMPACT);
+	json_decref(m);
+	return 0;
+}
+
 int kb_run_session(struct kb_session *s, const char *cmd)
 {
 	json_t *report;
 	int ret;
 
 	s->progress = &kb_stderr_progress;
+	s->guest_init = kb_guest_init();
 	s->stop = &kb_stop_requested;
 	kb_install_signals();
 	if ((ret = kb_session_run(s)) < 0)

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
@@ -64,8 +65,8 @@ int cmd_compare(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT;
-	const char *bench = NULL, *target = "local", *build = "none";
-	double boots = 3, seed = 1;
+	const char *bench = NULL, *target = "local", *build = NULL, *kconfig = NULL;
+	double boots = 3, seed = 1, scale = 1;
 	int as_json = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
@@ -73,9 +74,15 @@ int cmd_compare(int argc, char **argv)
 		{ "n", OPT_NUMBER, &boots, "N", "boots of each commit (default 3)" },
 		{ "json", OPT_FLAG, &as_json, NULL, "print one JSON object" },
 		KB_CTX_OPTS(&c),
-		{ "target", OPT_STRING, &target, "SPEC", "where to test: local (default)" },
+		{ "target", OPT_STRING, &target, "SPEC",
+		  "where to test: local (default), libvirt[:URI], or a machine file" },
 		{ "build", OPT_STRING, &build, "SPEC",
-		  "none (default), or a shell command run before each boot" },
+		  "kernel (the default in a kernel tree with a target that boots), none, "
+		  "or a shell command run before each boot" },
+		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
+		  "base kernel config (default tinyconfig)" },
+		{ "scale", OPT_NUMBER, &scale, "F",
+		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
 		{ "seed", OPT_NUMBER, &seed, "N", "seed of the bootstrap intervals" },
 		{ 0 }
 	};
@@ -102,6 +109,11 @@ int cmd_compare(int argc, char **argv)
 		ret = kb_usage_error(&help, "-n must be from 2 to 1000");
 		goto out;
 	}
+	if (!(scale > 0 && scale <= 1000)) {
+		ret = kb_usage_error(&help, "--scale must be above 0 (and at most 1000)");
+		goto out;
+	}
+	spec.scale = scale;
 	if (kb_bench_load(&spec.bench, bench, kb_bench_dirs()) < 0)
 		goto fail;
 	if (!spec.bench.has_metric) {
@@ -113,11 +125,21 @@ int cmd_compare(int argc, char **argv)
 	spec.compare_boots = (int)boots;
 	kb_strv_push(&spec.good_specs, args.v[0]);
 	spec.bad_spec = kb_strdup(args.v[1]);
-	spec.target = kb_strdup(target);
-	spec.build = kb_strdup(build);
 	spec.seed = (unsigned long long)seed;
-	if (kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".") < 0)
+	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
+	spec.fragments = kb_fragments_dir();
+	if (kb_set_target(&spec, target) < 0 ||
+	    kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".") < 0)
 		goto fail;
+	if (!build) {
+		git_oid b;
+
+		if (kb_repo_resolve(c.repo, spec.bad_spec, &b) < 0)
+			goto fail;
+		build = strcmp(spec.target, "local") && kb_is_kernel_tree(c.repo, &b) ?
+			"kernel" : "none";
+	}
+	spec.build = kb_strdup(build);
 	wd = git_repository_workdir(c.repo);
 	if (!realpath(wd ? wd : git_repository_path(c.repo), real)) {
 		kb_error_errno(KB_ERROR, "cannot resolve the repository path");
@@ -128,6 +150,7 @@ int cmd_compare(int argc, char **argv)
 	    kb_compare_open(&s, c.store, c.statedir, &spec, c.repo) < 0)
 		goto fail;
 	s.progress = &kb_stderr_progress;
+	s.guest_init = kb_guest_init();
 	s.stop = &kb_stop_requested;
 	kb_install_signals();
 	if (kb_session_run(&s) < 0 || kb_session_report(&s, &r) < 0) {

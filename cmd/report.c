@@ -93,8 +93,10 @@ void kb_print_report(json_t *r, FILE *to)
 	json_t *culprits = json_object_get(r, "culprits"), *e;
 	size_t i;
 
-	fprintf(to, "kbisect: %s bisection with '%s' on target %s\n", str(r, "mode"),
-		str(r, "bench"), str(r, "target"));
+	fprintf(to, "kbisect: %s bisection with '%s' on target %s%s%s%s\n", str(r, "mode"),
+		str(r, "bench"), str(r, "target"), *str(r, "accel") ? " (" : "",
+		!strcmp(str(r, "accel"), "kvm") ? "KVM" : !strcmp(str(r, "accel"), "tcg") ?
+		"TCG, no KVM" : "", *str(r, "accel") ? ")" : "");
 	fprintf(to, "range: %.12s (good) .. %.12s (bad), %lld commits; %lld runs, "
 		"%lld builds\n\n", str(r, "good"), str(r, "bad"),
 		(long long)json_integer_value(json_object_get(r, "range")),
@@ -161,10 +163,12 @@ void kb_print_report(json_t *r, FILE *to)
 			fprintf(to, " (%s)", str(e, "source"));
 		}
 		fprintf(to, "\n");
-		if (*str(e, "build_error")) {
-			const char *p = str(e, "build_error");
+		if (*str(e, "build_error") || *str(e, "boot_error")) {
+			const char *p = *str(e, "build_error") ? str(e, "build_error") :
+							       str(e, "boot_error");
 
-			fprintf(to, "          the build failed:\n");
+			fprintf(to, "          the %s failed:\n",
+				*str(e, "build_error") ? "build" : "boot");
 			while (*p) {
 				int len = (int)strcspn(p, "\n");
 

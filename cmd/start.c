@@ -48,13 +48,23 @@ static int default_build(struct kb_ctx *c, struct kb_spec *spec)
 	return 0;
 }
 
+/* A target that boots kernels needs kernels to boot. */
+static int check_target(const struct kb_spec *spec)
+{
+	if (!strcmp(spec->target, "local") || !strcmp(spec->build, "kernel"))
+		return 0;
+	return kb_error(KB_EINVAL, "target %s boots the kernel of each commit: it needs "
+			"--build kernel (the default in a kernel tree), not --build %s",
+			spec->target, spec->build);
+}
+
 int cmd_start(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT, paths = KB_STRV_INIT;
 	const char *bench = NULL, *command = NULL, *target = "local", *build = NULL,
-		   *kconfig = NULL;
-	double confidence = 0.95, seed = 0;
+		   *kconfig = NULL, *boot_failure = "skip";
+	double confidence = 0.95, seed = 0, scale = 1;
 	int first_parent = 0, no_run = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
@@ -62,10 +72,18 @@ int cmd_start(int argc, char **argv)
 		{ "command", OPT_STRING, &command, "CMD",
 		  "pass/fail test: a shell command run in each commit's tree" },
 		KB_CTX_OPTS(&c),
-		{ "target", OPT_STRING, &target, "SPEC", "where to test: local (default)" },
+		{ "target", OPT_STRING, &target, "SPEC",
+		  "where to test: local (default: this machine, no boot), libvirt[:URI] "
+		  "(a VM per boot, default URI qemu:///system), or a machine file from "
+		  "configs/machines/ (memory, vCPUs, scratch disk)" },
 		{ "build", OPT_STRING, &build, "SPEC",
 		  "kernel (the default in a kernel tree), none (elsewhere), or a shell "
 		  "command run before each test; a failed build skips the commit" },
+		{ "scale", OPT_NUMBER, &scale, "F",
+		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
+		{ "boot-failure", OPT_STRING, &boot_failure, "skip|bad",
+		  "what a kernel that panics or hangs is: skip (default), or bad when the "
+		  "boot failure is what is bisected" },
 		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
 		  "base kernel config: a file, or a make target such as tinyconfig "
 		  "(default) or defconfig" },
@@ -103,6 +121,14 @@ int cmd_start(int argc, char **argv)
 	if (!bench && !command)
 		command = "echo 'this session has no test: mark commits with kbisect "
 			  "good|bad|skip' >&2; exit 200";
+	if (strcmp(boot_failure, "skip") && strcmp(boot_failure, "bad")) {
+		ret = kb_usage_error(&help, "--boot-failure is skip or bad");
+		goto out_usage;
+	}
+	if (!(scale > 0 && scale <= 1000)) {
+		ret = kb_usage_error(&help, "--scale must be above 0 (and at most 1000)");
+		goto out_usage;
+	}
 	if (confidence <= 0 || confidence >= 1) {
 		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
 		goto out_usage;
@@ -118,14 +144,17 @@ int cmd_start(int argc, char **argv)
 		kb_strv_push(&spec.paths, paths.v[i]);
 	spec.first_parent = first_parent;
 	spec.confidence = confidence;
-	spec.target = kb_strdup(target);
+	spec.scale = scale;
+	spec.boot_fail = !strcmp(boot_failure, "bad") ? 'b' : 's';
 	spec.build = build ? kb_strdup(build) : NULL;
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();
 	spec.seed = (unsigned long long)seed;
-	if ((ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
+	if ((ret = kb_set_target(&spec, target)) < 0 ||
+	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
 	    (ret = default_build(&c, &spec)) < 0 ||
+	    (ret = check_target(&spec)) < 0 ||
 	    /* a range that is no good leaves no database behind */
 	    (ret = kb_spec_check(&spec, c.repo)) < 0 ||
 	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||

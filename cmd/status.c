@@ -22,9 +22,12 @@ static void print_text(json_t *st)
 	       (long long)json_integer_value(json_object_get(st, "candidates")),
 	       json_integer_value(json_object_get(st, "candidates")) == 1 ? "" : "s",
 	       (long long)json_integer_value(json_object_get(st, "tested")));
-	printf("benchmark: %s   target: %s\n",
+	printf("benchmark: %s   target: %s%s%s\n",
 	       json_string_value(json_object_get(st, "bench")),
-	       json_string_value(json_object_get(st, "target")));
+	       json_string_value(json_object_get(st, "target")),
+	       json_object_get(st, "accel") ? "   accel: " : "",
+	       json_object_get(st, "accel") ?
+	       json_string_value(json_object_get(st, "accel")) : "");
 	json_array_foreach(running, i, r)
 		printf("running: run %lld at %.12s for %.0f s\n",
 		       (long long)json_integer_value(json_object_get(r, "run")),

@@ -271,7 +271,7 @@ void kb_bench_release(struct kb_bench *b)
 	memset(b, 0, sizeof(*b));
 }
 
-/* Walk "a.b[2].c" into a JSON document. */
+/* Walk "a.b[2].c" into a JSON document; ["x.y"] is a key with dots. */
 static json_t *json_walk(json_t *root, const char *path)
 {
 	json_t *cur = root;
@@ -280,6 +280,18 @@ static json_t *json_walk(json_t *root, const char *path)
 	while (cur && *p) {
 		if (*p == '.') {
 			p++;
+			continue;
+		}
+		if (p[0] == '[' && p[1] == '"') {
+			const char *end = strstr(p + 2, "\"]");
+			char *key;
+
+			if (!end)
+				return NULL;
+			key = kb_strndup(p + 2, (size_t)(end - p - 2));
+			cur = json_is_object(cur) ? json_object_get(cur, key) : NULL;
+			free(key);
+			p = end + 2;
 			continue;
 		}
 		if (*p == '[') {

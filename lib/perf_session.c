@@ -142,7 +142,7 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 	struct kb_run_row r = *started;
 	struct kb_buf out = KB_BUF_INIT, tail = KB_BUF_INIT;
 	char *dir = kb_session_run_dir(s, started->id), *path = kb_asprintf("%s/output", dir);
-	char why[400] = "";
+	char why[1400] = "";
 	long node;
 	int ret, skip = 0;
 
@@ -165,6 +165,9 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 	} else if (res->outcome == KB_RUN_EXITED && res->exit_status < 126) {
 		/* the benchmark could not run on this commit */
 		skip = 1;
+	} else if (res->outcome == KB_RUN_CRASHED) {
+		/* the kernel under test died or hung */
+		skip = 1;
 	} else if (res->outcome == KB_RUN_EXITED) {
 		snprintf(why, sizeof(why), "the benchmark exited with %d", res->exit_status);
 		r.state = KB_RUN_ABORTED;
@@ -176,7 +179,13 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		snprintf(why, sizeof(why), "the benchmark %s", res->message);
 		r.state = KB_RUN_ABORTED;
 	}
-	if (skip && !is_node(s, r.sha, &node)) {
+	if (skip && !is_node(s, r.sha, &node) && res->outcome == KB_RUN_CRASHED) {
+		snprintf(why, sizeof(why), "%s, at %s, which every comparison needs",
+			 res->message, !strcmp(r.sha, s->spec.good_shas.v[0]) ? "GOOD" :
+			 !strcmp(r.sha, s->spec.bad_sha) ? "BAD" : "a reference commit");
+		r.state = KB_RUN_ABORTED;
+		skip = 0;
+	} else if (skip && !is_node(s, r.sha, &node)) {
 		snprintf(why, sizeof(why), "the benchmark failed (exit %d) at %s, which "
 			 "every comparison needs", res->exit_status,
 			 !strcmp(r.sha, s->spec.good_shas.v[0]) ? "GOOD" :
@@ -195,7 +204,9 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		kb_store_rollback(s->store);
 		goto out;
 	}
-	if (skip)
+	if (skip && res->outcome == KB_RUN_CRASHED)
+		kb_session_say(s, KB_SAY_WARN, "%.12s: %s: skipping it", r.sha, res->message);
+	else if (skip)
 		kb_session_say(s, KB_SAY_WARN, "the benchmark failed (exit %d) at %.12s: "
 			       "skipping it (output: %s)", res->exit_status, r.sha, path);
 	if (*why)
@@ -219,7 +230,7 @@ static int measure_boot(struct kb_session *s, struct kb_target *t, const char *s
 	long node;
 	int boot = 0, ret, run;
 
-	ret = kb_session_boot(s, t, sha, &boot);
+	ret = kb_session_boot(s, t, sha, runs, &boot);
 	if (ret > 0 && !is_node(s, sha, &node))
 		return kb_error(KB_EINVAL, "the build or setup fails at %s %.12s, which "
 				"every comparison needs: see the logs in %s/logs",
@@ -393,6 +404,7 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "builds_total", json_integer((json_int_t)builds));
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
 	json_object_set_new(o, "target", json_string(s->spec.target));
+	kb_session_target_info(s, o);
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
 	json_object_set_new(o, "state", json_string(s->row.state));
 	json_array_foreach(json_object_get(o, "culprits"), i, e)

@@ -22,7 +22,9 @@ json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 	return o;
 }
 
-/* The error lines of a commit's failed kernel build, from its event. */
+/* Why a skipped commit was skipped: the error lines of its failed kernel
+ * build ("build_error") or of its failed boot ("boot_error"), from the
+ * events. */
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *o)
 {
 	struct kb_event_row *ev;
@@ -35,12 +37,43 @@ void kb_session_build_error(struct kb_session *s, const char *sha, json_t *o)
 	for (i = 0; i < n; i++) {
 		const char *nl;
 
-		if (strcmp(ev[i].kind, "build") || strncmp(ev[i].detail, sha, len) ||
+		if ((strcmp(ev[i].kind, "build") && strcmp(ev[i].kind, "boot")) ||
+		    strncmp(ev[i].detail, sha, len) ||
 		    strncmp(ev[i].detail + len, " failed", 7) || !(nl = strchr(ev[i].detail, '\n')))
 			continue;
-		json_object_set_new(o, "build_error", json_string(nl + 1));
+		json_object_set_new(o, !strcmp(ev[i].kind, "build") ? "build_error" : "boot_error",
+				    json_string(nl + 1));
 	}
 	kb_event_rows_free(ev, n);
+}
+
+void kb_session_target_info(struct kb_session *s, json_t *o)
+{
+	struct kb_event_row *ev;
+	size_t n, i;
+	char accel[16] = "";
+
+	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		char sha[64], what[16], a[16];
+
+		if (!strcmp(ev[i].kind, "boot") &&
+		    sscanf(ev[i].detail, "%63s %15s %15s", sha, what, a) == 3 && strcmp(a, "-"))
+			snprintf(accel, sizeof(accel), "%s", a);
+	}
+	kb_event_rows_free(ev, n);
+	if (accel[0])
+		json_object_set_new(o, "accel", json_string(accel));
+	if (s->spec.machine) {
+		json_error_t jerr;
+		json_t *m = json_loads(s->spec.machine, 0, &jerr);
+
+		if (m)
+			json_object_set_new(o, "machine", m);
+	}
 }
 
 static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
@@ -73,7 +106,7 @@ static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 	json_object_set_new(o, "boots", json_integer(boots));
 	if (exit_status >= 0)
 		json_object_set_new(o, "exit_status", json_integer(exit_status));
-	if (!strcmp(m->source, "build"))
+	if (!strcmp(m->source, "build") || !strcmp(m->source, "boot"))
 		kb_session_build_error(s, m->sha, o);
 	return o;
 }
@@ -176,6 +209,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "builds_total", json_integer((json_int_t)kb_session_builds_total(s)));
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
 	json_object_set_new(o, "target", json_string(s->spec.target));
+	kb_session_target_info(s, o);
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
 	json_object_set_new(o, "state", json_string(s->row.state));
 	kb_next_release(&next);
@@ -215,6 +249,7 @@ int kb_session_status(struct kb_session *s, json_t **out)
 		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
 		      "tested", (int)s->nmark_rows);
 	json_object_set_new(o, "running", running);
+	kb_session_target_info(s, o);
 	if (s->spec.bench.has_metric) {
 		kb_next_release(&next);
 		ret = kb_perf_status(s, o);

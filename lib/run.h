@@ -29,6 +29,7 @@ enum kb_run_outcome {
 	KB_RUN_SIGNALED,    /* term_signal is valid */
 	KB_RUN_TIMEOUT,     /* killed after the timeout */
 	KB_RUN_EXEC_FAILED, /* the command could not be started (message) */
+	KB_RUN_CRASHED,     /* the kernel under test died or hung (message) */
 };
 
 struct kb_run_result {
@@ -36,7 +37,7 @@ struct kb_run_result {
 	int exit_status;
 	int term_signal;
 	double seconds;
-	char message[256];
+	char message[1100];
 };
 
 /* Start the runner for 'spec' in 'dir' (created 0700).  *pid is the

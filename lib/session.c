@@ -215,7 +215,10 @@ int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *st
 				   !strcmp(old.good_shas.v[0], spec->good_shas.v[0]) &&
 				   !strcmp(old.bench.json, spec->bench.json) &&
 				   old.compare_boots == spec->compare_boots &&
-				   !strcmp(old.target, spec->target);
+				   old.scale == spec->scale &&
+				   !strcmp(old.target, spec->target) &&
+				   !strcmp(old.machine ? old.machine : "",
+					   spec->machine ? spec->machine : "");
 
 			kb_spec_release(&old);
 			if (same)
@@ -334,6 +337,9 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 	case KB_RUN_EXEC_FAILED:
 		snprintf(why, len, "%s", res->message);
 		return 0;
+	case KB_RUN_CRASHED:
+		/* the kernel under test died or hung: its fault */
+		return KB_MARK_SKIP;
 	}
 	return 0;
 }
@@ -352,7 +358,7 @@ static int finish_run(struct kb_session *s, const struct kb_run_row *started,
 
 	struct kb_run_row r = *started;
 	struct kb_buf tail = KB_BUF_INIT;
-	char why[320] = "", *dir = kb_session_run_dir(s, started->id), *out;
+	char why[1400] = "", *dir = kb_session_run_dir(s, started->id), *out;
 	char mark = classify(res, why, sizeof(why));
 	int ret;
 
@@ -376,7 +382,9 @@ static int finish_run(struct kb_session *s, const struct kb_run_row *started,
 		kb_store_rollback(s->store);
 		goto out;
 	}
-	if (mark) {
+	if (mark && res->outcome == KB_RUN_CRASHED) {
+		kb_session_say(s, KB_SAY_WARN, "%.12s is skip: %s", r.sha, res->message);
+	} else if (mark) {
 		kb_session_say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
 		    mark_word(mark), r.exit_status);
 	} else {
@@ -456,6 +464,7 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
 	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
+	kb_strv_pushf(env, "KBISECT_SCALE=%g", s->spec.scale > 0 ? s->spec.scale : 1.0);
 	if (s->build_dir) {
 		kb_strv_pushf(env, "KBISECT_BUILD=%s", s->build_dir);
 		kb_strv_pushf(env, "KBISECT_KERNEL=%s/bzImage", s->build_dir);
@@ -593,8 +602,32 @@ out:
 	return ret;
 }
 
-int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int *boot)
+/* Record that the kernel of 'sha' did not boot or run its setup: the
+ * kernel's fault, a skip (or bad, when a boot failure is what is bisected). */
+static int boot_failed(struct kb_session *s, struct kb_target *t, const char *sha)
 {
+	char mark = s->spec.boot_fail == 'b' ? KB_MARK_BAD : KB_MARK_SKIP;
+	int ret;
+
+	kb_session_say(s, KB_SAY_WARN, "%.12s: %s: marking it %s", sha, t->fault,
+		       mark == KB_MARK_BAD ? "bad" : "skip");
+	if ((ret = kb_store_begin(s->store)) < 0)
+		return ret;
+	if ((ret = kb_store_event(s->store, s->row.id, "boot", "%s failed %s\n%s", sha,
+				  t->accel[0] ? t->accel : "-", t->fault)) < 0 ||
+	    (ret = kb_store_mark_add(s->store, s->row.id, sha, mark, "boot", 0)) < 0 ||
+	    (ret = kb_store_commit(s->store)) < 0) {
+		kb_store_rollback(s->store);
+		return ret;
+	}
+	return 1;
+}
+
+int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
+		    int *boot)
+{
+	struct kb_strv env = KB_STRV_INIT;
+	struct kb_boot_job job;
 	git_oid oid;
 	int ret;
 	size_t i;
@@ -611,8 +644,25 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		   (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0) {
 		return ret;
 	}
-	if ((ret = t->ops->boot(t, &oid, *boot)) < 0)
+	kb_session_env(&env, s, sha, *boot, 0);
+	memset(&job, 0, sizeof(job));
+	job.sha = sha;
+	job.boot = *boot;
+	job.runs = runs;
+	job.argv = (const char *const *)s->spec.bench.argv.v;
+	job.env = (const char *const *)env.v;
+	job.setup = (const char *const *)s->spec.bench.setup.v;
+	job.timeout = s->spec.bench.timeout;
+	ret = t->ops->boot(t, &job);
+	kb_strv_clear(&env);
+	if (ret > 0)
+		return boot_failed(s, t, sha);
+	if (ret < 0)
 		return ret;
+	if (t->accel[0])
+		kb_store_event(s->store, s->row.id, "boot", "%s ok %s", sha, t->accel);
+	if (t->ops->guest)
+		return 0;
 	for (i = 0; i < s->spec.bench.setup.n; i++)
 		if ((ret = kb_session_run_hook(s, t, sha, *boot, "setup",
 					       s->spec.bench.setup.v[i])) != 0)
@@ -664,7 +714,7 @@ static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 	int boot, ret;
 
 	hex_of(sha, &s->dag.oid[node]);
-	if ((ret = kb_session_boot(s, t, sha, &boot)) != 0)
+	if ((ret = kb_session_boot(s, t, sha, 1, &boot)) != 0)
 		return ret < 0 ? ret : 0;
 	return kb_session_run_once(s, t, sha, boot, 1);
 }
@@ -696,18 +746,44 @@ out:
 	return ret;
 }
 
-int kb_session_run(struct kb_session *s)
+static void target_say(void *ctx, const char *msg)
+{
+	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
+}
+
+/* Open the session's target.  Its leftovers are named after the database
+ * and the session, so that two repositories never touch each other's. */
+static int open_target(struct kb_session *s, struct kb_target **t)
 {
 	struct kb_target_env tenv;
-	struct kb_target *t = NULL;
-	char *name = kb_asprintf("kbisect-%lld", (long long)s->row.id);
+	unsigned long h = 5381;
+	const char *p;
+	char *name;
 	int ret;
 
+	for (p = s->statedir; *p; p++)
+		h = (h * 33) ^ (unsigned char)*p;
+	name = kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
+	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
 	tenv.statedir = s->statedir;
 	tenv.session_name = name;
+	tenv.machine = s->spec.machine;
+	tenv.guest_init = s->guest_init;
+	tenv.say = target_say;
+	tenv.say_ctx = s;
+	ret = kb_target_open(t, s->spec.target, &tenv);
+	free(name);
+	return ret;
+}
+
+int kb_session_run(struct kb_session *s)
+{
+	struct kb_target *t = NULL;
+	int ret;
+
 	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
-	    (ret = kb_target_open(&t, s->spec.target, &tenv)) < 0 ||
+	    (ret = open_target(s, &t)) < 0 ||
 	    (ret = t->ops->cleanup(t)) < 0 ||
 	    (ret = recover(s, t)) < 0)
 		goto out;
@@ -749,7 +825,6 @@ int kb_session_run(struct kb_session *s)
 	}
 out:
 	kb_target_close(t);
-	free(name);
 	return ret;
 }
 
@@ -789,10 +864,20 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 int kb_session_end(struct kb_session *s)
 {
 	static const char *const parts[] = { "worktree", "worktree.index", "runs", "logs",
-					     "scratch", "setup.log" };
+					     "scratch", "setup.log", "vm" };
 	size_t i;
 	int ret;
 
+	if (strcmp(s->spec.target, "local")) {
+		struct kb_target *t = NULL;
+
+		/* VMs and the like that a crash left behind */
+		if ((ret = open_target(s, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
+			kb_target_close(t);
+			return ret;
+		}
+		kb_target_close(t);
+	}
 	if ((ret = kb_store_session_finish(s->store, s->row.id, "ended", NULL)) < 0)
 		return ret;
 	kb_store_event(s->store, s->row.id, "reset", "session ended");

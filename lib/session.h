@@ -31,6 +31,9 @@ struct kb_spec {
 	char *build;            /* "none", "kernel" or a shell command */
 	char *kconfig;          /* kernel: base config, a file or a make target */
 	char *fragments;        /* kernel: directory of config fragments */
+	char *machine;          /* JSON of the machine file, or NULL */
+	double scale;           /* KBISECT_SCALE: shrink benchmarks (1) */
+	char boot_fail;         /* mark of a kernel that fails to boot: 's' or 'b' */
 	struct kb_bench bench;
 	unsigned long long seed;
 };
@@ -66,6 +69,7 @@ struct kb_session {
 	char (*parent_sha)[41];          /* and of their first parents */
 	char *build_dir;                 /* artifacts of the kernel booted now */
 	char *build_release;             /* and its 'uname -r' */
+	const char *guest_init;          /* guests/init, for targets that boot */
 };
 
 /* The state directory that belongs to a database file. */

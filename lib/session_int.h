@@ -22,8 +22,11 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
  * negative for a harness error. */
 int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *sha,
 			int boot, const char *kind, const char *cmd);
-/* Add "build_error" to a step of 'sha' whose kernel build failed. */
+/* Add "build_error" or "boot_error" to a step of 'sha' whose kernel build
+ * or boot failed. */
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
+/* Add "accel" (kvm or tcg, once a VM booted) and "machine" to a report. */
+void kb_session_target_info(struct kb_session *s, json_t *o);
 
 /* How many builds ran (cache hits left out). */
 size_t kb_session_builds_total(struct kb_session *s);
@@ -31,10 +34,11 @@ size_t kb_session_builds_total(struct kb_session *s);
 /* Where finished kernel builds are kept for this database. */
 char *kb_session_cache_dir(struct kb_session *s);
 
-/* Put 'sha' in place on the target and start a boot of it: build, boot,
- * benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
+/* Put 'sha' in place on the target and start a boot of it for 'runs' runs:
+ * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
  * or setup failed), negative for an error. */
-int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int *boot);
+int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
+		    int *boot);
 /* One run of the benchmark in the current boot, recorded before it starts
  * and after it ends.  0, 1 when it made the commit a skip, or negative. */
 int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *sha,

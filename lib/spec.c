@@ -7,6 +7,8 @@ void kb_spec_init(struct kb_spec *spec)
 {
 	memset(spec, 0, sizeof(*spec));
 	spec->confidence = 0.95;
+	spec->scale = 1.0;
+	spec->boot_fail = 's';
 }
 
 void kb_spec_release(struct kb_spec *spec)
@@ -22,6 +24,7 @@ void kb_spec_release(struct kb_spec *spec)
 	free(spec->build);
 	free(spec->kconfig);
 	free(spec->fragments);
+	free(spec->machine);
 	kb_bench_release(&spec->bench);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -59,6 +62,12 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "kconfig", json_string(spec->kconfig));
 	if (spec->fragments)
 		json_object_set_new(o, "fragments", json_string(spec->fragments));
+	if (spec->machine)
+		json_object_set_new(o, "machine", json_loads(spec->machine, 0, &jerr));
+	if (spec->scale != 1.0)
+		json_object_set_new(o, "scale", json_real(spec->scale));
+	if (spec->boot_fail == 'b')
+		json_object_set_new(o, "boot_failure", json_string("bad"));
 	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
 	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
 	text = json_dumps(o, JSON_COMPACT);
@@ -104,6 +113,13 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	spec->build = str_field(o, "build");
 	spec->kconfig = str_field(o, "kconfig");
 	spec->fragments = str_field(o, "fragments");
+	if (json_is_object(json_object_get(o, "machine")))
+		spec->machine = json_dumps(json_object_get(o, "machine"), JSON_COMPACT);
+	if ((v = json_object_get(o, "scale")) && json_is_number(v))
+		spec->scale = json_number_value(v);
+	if ((v = json_object_get(o, "boot_failure")) && json_is_string(v) &&
+	    !strcmp(json_string_value(v), "bad"))
+		spec->boot_fail = 'b';
 	json_array_foreach(json_object_get(o, "good"), i, e) {
 		kb_strv_push(&spec->good_specs, json_string_value(json_object_get(e, "spec")));
 		kb_strv_push(&spec->good_shas, json_string_value(json_object_get(e, "sha")));

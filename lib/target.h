@@ -3,12 +3,21 @@
  *
  * A backend's private state embeds struct kb_target first.  The engine
  * calls, per commit: prepare (put the commit in place: check out, build,
- * upload), boot (start boot number N of it), run_start/run_wait (one run
- * of a command, crash-safe: see run.h), and cleanup once per session start
- * or resume to remove what a crashed orchestrator left behind.
+ * upload), boot (start boot number N of it with the job of that boot),
+ * run_start/run_wait (one run of the benchmark, crash-safe: see run.h), and
+ * cleanup once per session start or resume, and on reset, to remove what a
+ * crashed orchestrator left behind (work directories, VMs).
+ *
+ * A backend that boots kernels ("guest" set) runs the job inside the booted
+ * kernel: the setup commands, then the runs in order.  run_start/run_wait
+ * then follow those runs; a backend without a guest runs each command on
+ * this machine, and the engine runs the setup commands itself.
  *
  * Errors: a failure of the harness (VM would not start, host unreachable,
- * disk full) returns KB_EINFRA and never becomes a mark on the commit.
+ * disk full) returns KB_EINFRA and never becomes a mark on the commit.  A
+ * failure of the kernel under test (panic, oops, hang, a setup command
+ * that fails in the guest) is boot's return value 1, with the reason in
+ * t->fault: the engine marks the commit.
  */
 #ifndef KB_TARGET_H
 #define KB_TARGET_H
@@ -21,17 +30,33 @@
 struct kb_target_env {
 	git_repository *repo;
 	const char *statedir;     /* private directory of the session */
-	const char *session_name; /* names leftovers, e.g. "kbisect-3" */
+	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
+	const char *machine;      /* JSON of the machine file, or NULL */
+	const char *guest_init;   /* path of guests/init on this machine */
+	void (*say)(void *ctx, const char *msg); /* progress, may be NULL */
+	void *say_ctx;
+};
+
+/* What one boot does: the job the guest runs, or (no guest) the commit. */
+struct kb_boot_job {
+	const char *sha;
+	int boot;                  /* boot number of this commit */
+	int runs;                  /* runs of the benchmark in this boot */
+	const char *const *argv;   /* the benchmark command */
+	const char *const *env;    /* KBISECT_* of the boot */
+	const char *const *setup;  /* shell command strings, run once */
+	double timeout;            /* seconds per run; 0 = the default */
 };
 
 struct kb_target;
 
 struct kb_target_ops {
 	const char *name;
+	int guest; /* boots a kernel and runs the job in it */
 	int (*open)(struct kb_target **out, const char *spec,
 		    const struct kb_target_env *env);
 	int (*prepare)(struct kb_target *t, const git_oid *commit);
-	int (*boot)(struct kb_target *t, const git_oid *commit, int boot);
+	int (*boot)(struct kb_target *t, const struct kb_boot_job *job);
 	int (*run_start)(struct kb_target *t, const struct kb_run_spec *spec,
 			 const char *rundir, pid_t *pid);
 	int (*run_wait)(struct kb_target *t, const char *rundir,
@@ -45,9 +70,12 @@ struct kb_target {
 	char *spec;
 	char *workdir; /* where commands run on this machine, or NULL */
 	const char *kernel_dir; /* the build to boot: bzImage, config, release */
+	char fault[1024];       /* why the last boot failed (boot returned 1) */
+	char accel[16];         /* how the guest runs: "kvm", "tcg", or "" */
 };
 
 extern const struct kb_target_ops kb_target_local;
+extern const struct kb_target_ops kb_target_libvirt;
 
 /* Open the backend that 'spec' names ("local", ...). */
 int kb_target_open(struct kb_target **out, const char *spec,

@@ -36,7 +36,7 @@ static int local_prepare(struct kb_target *base, const git_oid *commit)
 	return kb_worktree_checkout(t->repo, base->workdir, commit);
 }
 
-static int local_boot(struct kb_target *base, const git_oid *commit, int boot)
+static int local_boot(struct kb_target *base, const struct kb_boot_job *job)
 {
 	return 0;
 }

@@ -9,6 +9,9 @@ man-db"
 # kernel builds, and the demo kernel history made from Debian's source
 PACKAGES="$PACKAGES linux-source-6.1 xz-utils flex bison bc libelf-dev libssl-dev
 ccache cpio kmod"
+# VMs: libvirt with QEMU, and what the guests use from the host's root
+PACKAGES="$PACKAGES libvirt-daemon-system libvirt-clients qemu-system-x86 fio
+e2fsprogs busybox-static"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=
@@ -25,3 +28,15 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
 # shellcheck disable=SC2086
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends $PACKAGES
+
+# libvirt's daemons: started by the init system where there is one, by
+# hand where there is none (containers, CI machines)
+if ! virsh -c qemu:///system version >/dev/null 2>&1; then
+	pgrep -x virtlogd >/dev/null || $SUDO virtlogd -d
+	pgrep -x libvirtd >/dev/null || $SUDO libvirtd -d
+	i=0
+	while ! virsh -c qemu:///system version >/dev/null 2>&1 && [ $i -lt 50 ]; do
+		sleep 0.2
+		i=$((i + 1))
+	done
+fi

@@ -1,6 +1,6 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
-test_description 'kernel builds: config, out-of-tree builds, the cache, skipped broken builds'
+test_description 'kernel builds and VM boots: config, out-of-tree builds, the cache, libvirt VMs, panics, hangs, crashes'
 
 # The demo history is big (the whole kernel source): it is made once per
 # machine and shared; every kbisect state of these tests lives in the trash.
@@ -16,29 +16,48 @@ if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v
 	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
 fi
 
+# Every kernel is built with the fragment of the libvirt target, so that
+# one build tree serves the build tests and the VMs.  TCG, unless a test
+# says otherwise: the KVM probe has a test of its own.
+KBISECT_ACCEL=tcg
+export KBISECT_ACCEL
+VM=$TEST_DIR/fixtures/vm-test.json
+if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null; then
+	test_set_prereq LIBVIRT
+fi
+
+# the VMs of the session of database $1 that are still there
+vms_left () {
+	virsh -c qemu:///system list --all --name | grep "^$(vm_prefix "$1")" || true
+}
+vm_prefix () {
+	sed -n 's/.*VM \(kbisect-[0-9a-f]*-[0-9]*-\).*/\1/p' "$1" | head -n 1
+}
+
 test_expect_success 'the demo history' '
 	sh "$TEST_DIR/kernel/demo-history.sh" "$DEMO" >out &&
 	test "$(git -C "$DEMO" rev-list --count demo-good..demo-bad)" -ge 20 &&
-	git -C "$DEMO" rev-parse demo-slow demo-broken >/dev/null
+	git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang >/dev/null
 '
 
 test_expect_success 'build a commit: its release names the commit' '
 	cd "$DEMO" &&
 	sha=$(git rev-parse demo-good) &&
-	"$KBISECT" build demo-good --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b1" &&
+	"$KBISECT" build demo-good --target libvirt --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b1" &&
 	cd "$TRASH_DIRECTORY" &&
 	grep "^release .*-kb$(echo $sha | cut -c1-12)\$" b1 &&
 	dir=$(sed -n "s/^artifacts //p" b1) &&
 	test -s "$dir/bzImage" && test -s "$dir/System.map" && test -s "$dir/build.log" &&
 	grep "^CONFIG_LOCALVERSION=\"-kb$(echo $sha | cut -c1-12)\"\$" "$dir/config" &&
 	grep "^CONFIG_64BIT=y" "$dir/config" &&
+	grep "^CONFIG_9P_FS=y" "$dir/config" &&
 	test -z "$(git -C "$DEMO" status --porcelain --untracked-files=no)"
 '
 
 test_expect_success 'the next commit builds on the previous build' '
 	cd "$DEMO" &&
 	next=$(git rev-list --reverse demo-good..demo-bad | head -n 1) &&
-	"$KBISECT" build $next --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b3" &&
+	"$KBISECT" build $next --target libvirt --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b3" &&
 	grep "^built $next" "$TRASH_DIRECTORY/b3" &&
 	grep "^release .*-kb$(echo $next | cut -c1-12)\$" "$TRASH_DIRECTORY/b3"
 '
@@ -47,36 +66,120 @@ test_expect_success 'the same commit again is a cache hit: no make at all' '
 	cd "$DEMO" &&
 	touch "$TRASH_DIRECTORY/before" &&
 	sleep 1 &&
-	"$KBISECT" build demo-good --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b2" &&
+	"$KBISECT" build demo-good --target libvirt --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/b2" &&
 	grep "^cached demo-good" "$TRASH_DIRECTORY/b2" &&
 	test -z "$(find "$TRASH_DIRECTORY/k.db.d/kbuild" -newer "$TRASH_DIRECTORY/before" | head -n 1)"
 '
 
 test_expect_success 'a commit that does not build: exit 3 and its error' '
 	cd "$DEMO" &&
-	test_expect_code 3 "$KBISECT" build demo-broken --db "$TRASH_DIRECTORY/k.db" \
+	test_expect_code 3 "$KBISECT" build demo-broken --target libvirt --db "$TRASH_DIRECTORY/k.db" \
 		>/dev/null 2>"$TRASH_DIRECTORY/e" &&
 	grep "DEMO_LIMIT_UNDEFINED" "$TRASH_DIRECTORY/e"
 '
 
-test_expect_success 'bisect with kernel builds: the broken commit skipped, the culprit found' '
+# In the guest: stop (exit 200) unless the booted kernel is the commit's,
+# then fail where the culprit's function is in the kernel.
+GUEST_TEST='c=$(echo "$KBISECT_COMMIT" | cut -c1-12); case "$(uname -r)" in *-kb$c) ;; *) echo "booted $(uname -r)"; exit 200 ;; esac; sleep 3; ! grep -q namei_create_throttle "$KBISECT_BUILD/System.map"'
+
+test_expect_success LIBVIRT 'bisect in VMs: kill -9 during a VM run, resume destroys the VM left behind' '
 	cd "$DEMO" &&
-	slow=$(git rev-parse demo-slow) && broken=$(git rev-parse demo-broken) &&
-	test_cmd="! grep -q namei_create_throttle \"\$KBISECT_BUILD/System.map\"" &&
+	broken=$(git rev-parse demo-broken) &&
 	# the broken commit is the middle of the range: the first one tested
 	"$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" --no-run \
-		--command "$test_cmd" 2>"$TRASH_DIRECTORY/first" &&
+		--target "$VM" --command "$GUEST_TEST" 2>"$TRASH_DIRECTORY/first" &&
 	grep "first commit to test: $broken" "$TRASH_DIRECTORY/first" &&
-	"$KBISECT" resume --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/rep" 2>"$TRASH_DIRECTORY/err" &&
-	"$KBISECT" report --json --db "$TRASH_DIRECTORY/k.db" >"$TRASH_DIRECTORY/r.json" &&
 	cd "$TRASH_DIRECTORY" &&
+	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
+	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 12000 &&
+	kill -9 $pid && { wait $pid || true; } &&
+	left=$(vms_left err1) && test -n "$left" &&
+	test "$(virsh -c qemu:///system domstate "$left")" = running &&
+	"$KBISECT" status --json --db k.db >st.json &&
+	test "$(json_get st.json running[0].commit)" != "" &&
+	"$KBISECT" resume --db k.db >rep 2>err &&
+	grep "destroying VM $left" err &&
+	test -z "$(vms_left err1)"
+'
+
+test_expect_success LIBVIRT 'the bisection ends at the culprit; the broken commit is skipped with its error' '
+	cd "$TRASH_DIRECTORY" &&
+	slow=$(git -C "$DEMO" rev-parse demo-slow) && broken=$(git -C "$DEMO" rev-parse demo-broken) &&
+	"$KBISECT" report --json --db k.db >r.json &&
 	test "$(json_get r.json verdict)" = culprit &&
 	test "$(json_get r.json culprits[0].commit)" = $slow &&
 	test "$(json_get r.json steps[0].commit)" = $broken &&
 	test "$(json_get r.json steps[0].decision)" = skip &&
 	json_get r.json steps[0].build_error | grep DEMO_LIMIT_UNDEFINED &&
 	grep "DEMO_LIMIT_UNDEFINED" rep &&
+	test "$(json_get r.json accel)" = tcg &&
+	grep "target .*vm-test.json\|target libvirt" rep &&
+	grep "(TCG, no KVM)" rep &&
 	test "$(json_get r.json builds_total)" -ge 1
+'
+
+test_expect_success LIBVIRT 'every booted kernel said it was its commit' '
+	# GUEST_TEST stops the bisection on a wrong kernel; kbisect checks too
+	grep -c "booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" err >n &&
+	test "$(cat n)" -ge 3 &&
+	! grep "booted kernel" err
+'
+
+# no VM of commit $1 (a tag of the demo history) is left
+no_vm_of () {
+	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
+}
+
+test_expect_success LIBVIRT 'a kernel that panics at boot: a skip, its panic in the report, no VM left' '
+	"$KBISECT" reset --db k.db &&
+	test_expect_code 3 "$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db \
+		--target "$VM" --command true >rep 2>err &&
+	panic=$(git -C "$DEMO" rev-parse demo-panic) &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json verdict)" = inconclusive &&
+	test "$(json_get r.json steps[0].commit)" = $panic &&
+	test "$(json_get r.json steps[0].decision)" = skip &&
+	test "$(json_get r.json steps[0].source)" = boot &&
+	json_get r.json steps[0].boot_error | grep "Kernel panic.*demo: this kernel stops before init" &&
+	grep "the boot failed" rep &&
+	no_vm_of demo-panic
+'
+
+test_expect_success LIBVIRT 'bisecting a boot failure: --boot-failure bad names the panicking commit' '
+	"$KBISECT" reset --db k.db &&
+	"$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db --target "$VM" \
+		--command true --boot-failure bad >rep 2>err &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-panic)" &&
+	no_vm_of demo-panic
+'
+
+test_expect_success LIBVIRT 'a kernel that hangs at boot: a skip after the boot timeout, no VM left' '
+	"$KBISECT" reset --db k.db &&
+	test_expect_code 3 "$KBISECT" start demo-bad demo-hang-tip --repo "$DEMO" --db k.db \
+		--target "$VM" --command true >rep 2>err &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-hang)" &&
+	test "$(json_get r.json steps[0].decision)" = skip &&
+	json_get r.json steps[0].boot_error |
+		grep "the guest hung at boot: no answer in 40 s" &&
+	no_vm_of demo-hang
+'
+
+test_expect_success LIBVIRT 'a guest that hangs in the benchmark: stopped at its timeout, a skip' '
+	"$KBISECT" reset --db k.db &&
+	cat >hang.json <<-\EOF &&
+	{"name": "hang", "command": "echo started; exec sleep 100000", "timeout": 5}
+	EOF
+	# two commits: the first is tested
+	test_expect_code 3 "$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" \
+		--db k.db --target "$VM" --bench "$TRASH_DIRECTORY/hang.json" >rep 2>err &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow~1)" &&
+	test "$(json_get r.json steps[0].decision)" = skip &&
+	grep "the guest hung in run 1: no answer in 5 s" err &&
+	no_vm_of demo-slow~1
 '
 
 test_done

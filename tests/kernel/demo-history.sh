@@ -6,6 +6,9 @@
 # is the first commit a bisection of the whole range tests - and the 12th
 # repairs it.  Tags: demo-good (the base), demo-bad (the tip),
 # demo-slow (the culprit), demo-broken (the commit that does not build).
+# Two more commits on top of demo-bad, each on its own branch with one more
+# commit after it (demo-panic-tip, demo-hang-tip), make kernels that fail
+# at boot: demo-panic panics before init, demo-hang never starts init.
 #
 #   sh tests/kernel/demo-history.sh DIR
 #
@@ -15,7 +18,7 @@ set -eu
 tarball=${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 dir=$1
 
-if git -C "$dir" rev-parse -q --verify refs/tags/demo-bad >/dev/null 2>&1; then
+if git -C "$dir" rev-parse -q --verify refs/tags/demo-hang-tip >/dev/null 2>&1; then
 	echo "demo history already in $dir"
 	exit 0
 fi
@@ -23,22 +26,10 @@ if ! test -r "$tarball"; then
 	echo "no kernel source at $tarball: apt-get install linux-source-6.1" >&2
 	exit 1
 fi
-rm -rf "$dir"
-mkdir -p "$dir"
-echo "unpacking $tarball into $dir ..."
-tar -xJf "$tarball" -C "$dir" --strip-components=1
-cd "$dir"
-# The tarball's .gitignore ends with a block of Debian's packaging that
-# ignores everything at the top level: restore upstream's.
-sed -i '/^# Debian packaging/,$d' .gitignore
-sed -i '${/^#$/d}' .gitignore
-
 export GIT_CONFIG_NOSYSTEM=1 HOME="$dir/.demo-home"
-mkdir -p "$HOME"
 n=0
 when () {
 	n=$((n + 1))
-	GIT_AUTHOR_DATE="2023-03-01T10:00:00+0000"
 	GIT_AUTHOR_DATE=$(date -u -d "2023-03-01 10:00:00 UTC + $((n * 7)) hours" +%Y-%m-%dT%H:%M:%S+0000)
 	GIT_COMMITTER_DATE=$GIT_AUTHOR_DATE
 	export GIT_AUTHOR_DATE GIT_COMMITTER_DATE
@@ -54,6 +45,45 @@ note () {
 	# note FILE TEXT: a comment at the end of a C file
 	printf '\n/* %s */\n' "$2" >>"$1"
 }
+# the kernels that do not boot, on top of demo-bad
+boot_failures () {
+	n=100
+	git checkout -q -b demo-panic-branch demo-bad
+	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tpanic("demo: this kernel stops before init");\n\n&/' init/main.c
+	grep -q 'demo: this kernel stops' init/main.c
+	commit "Alan Turing" alan@example.org "init: stop before init (demo of a boot panic)"
+	git tag demo-panic
+	note init/version.c "the banner is printed once, early"
+	commit "Grace Hopper" grace@example.org "init: note when the banner is printed"
+	git tag demo-panic-tip
+	git checkout -q -b demo-hang-branch demo-bad
+	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tfor (;;)\n\t\tmsleep(1000);\n\n&/' init/main.c
+	grep -q 'msleep(1000);' init/main.c
+	commit "Alan Turing" alan@example.org "init: wait forever before init (demo of a hang)"
+	git tag demo-hang
+	note init/version.c "the banner is printed once, early"
+	commit "Grace Hopper" grace@example.org "init: note when the banner is printed"
+	git tag demo-hang-tip
+	git checkout -q master
+}
+
+if git -C "$dir" rev-parse -q --verify refs/tags/demo-bad >/dev/null 2>&1; then
+	cd "$dir"
+	boot_failures
+	echo "demo history: added demo-panic and demo-hang"
+	exit 0
+fi
+rm -rf "$dir"
+mkdir -p "$dir"
+echo "unpacking $tarball into $dir ..."
+tar -xJf "$tarball" -C "$dir" --strip-components=1
+cd "$dir"
+# The tarball's .gitignore ends with a block of Debian's packaging that
+# ignores everything at the top level: restore upstream's.
+sed -i '/^# Debian packaging/,$d' .gitignore
+sed -i '${/^#$/d}' .gitignore
+
+mkdir -p "$HOME"
 
 git init -q -b master
 git add -A
@@ -115,4 +145,5 @@ commit "Barbara Liskov" barbara@example.org "file_table: note the deferred free"
 note kernel/panic.c "panic() tries to flush the console before it stops"
 commit "Edsger Dijkstra" edsger@example.org "panic: note the console flush"
 git tag demo-bad
+boot_failures
 git log --oneline demo-good..demo-bad | wc -l | xargs echo "demo history: commits after the base:"

@@ -107,4 +107,13 @@ TEST(test_bench__extract)
 	CHECK(kb_metric_extract(&b, "nothing", &v) == KB_EINVAL);
 	CHECK(strstr(kb_error_last(), "did not match"));
 	kb_bench_release(&b);
+	/* fio's percentiles are keys with dots */
+	CHECK(kb_bench_parse(&b, "{\"name\":\"p\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			     "\"json_path\":\"jobs[0].write.clat_ns.percentile[\\\"99.000000\\\"]\","
+			     "\"direction\":\"lower\"}}", "t") == 0);
+	CHECK(kb_metric_extract(&b, "{\"jobs\":[{\"write\":{\"clat_ns\":{\"percentile\":"
+				"{\"1.000000\":5,\"99.000000\":4096}}}}]}", &v) == 0 && v == 4096);
+	CHECK(kb_metric_extract(&b, "{\"jobs\":[{\"write\":{\"clat_ns\":{\"percentile\":"
+				"{\"99.0\":1}}}}]}", &v) == KB_EINVAL);
+	kb_bench_release(&b);
 }

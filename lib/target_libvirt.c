@@ -1,0 +1,876 @@
+/*
+ * The libvirt target: each boot is a transient domain that boots the built
+ * bzImage directly (<kernel>, <cmdline>), with the host's root shared
+ * read-only over virtio-9p as the guest's root, the job of the boot as a
+ * second 9p share, a sparse scratch disk, the console on one serial port
+ * and the guest's answers on another, both captured to files.
+ *
+ * Domains are named "<session>-<commit>-b<boot>", so that what a crashed
+ * kbisect left running is found by its prefix and destroyed by cleanup.
+ *
+ * KVM is used where it boots: the first boot on a host (a libvirt URI)
+ * tries it with a short deadline, and the answer is remembered in
+ * ~/.cache/kbisect/accel.  Where it hangs (nested KVM often does), TCG.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libvirt/libvirt.h>
+#include <libvirt/virterror.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "target.h"
+#include "util.h"
+
+#define KVM_PROBE_SECONDS 30.0
+#define RUN_TIMEOUT_DEFAULT 3600.0
+#define IDLE_TIMEOUT 120.0
+
+struct vm_target {
+	struct kb_target base;
+	char *uri;                 /* NULL: the default, qemu:///system */
+	virConnectPtr conn;
+	char *statedir, *prefix, *guest_init;
+	long memory_mib, vcpus, scratch_mib;
+	double boot_timeout;
+	void (*say)(void *ctx, const char *msg);
+	void *say_ctx;
+
+	/* the boot in progress */
+	virDomainPtr dom;
+	char *name, *dir, *data_path, *console_path;
+	char nonce[17];
+	struct kb_buf data;        /* data port text not consumed yet */
+	off_t data_off;
+	int runs, next_run, done;
+	double timeout, last_progress;
+};
+
+static void quiet_errors(void *ctx, virErrorPtr err)
+{
+}
+
+/* libvirt's last error, cut to the line that says what went wrong (QEMU's
+ * messages come with lines of deprecation warnings). */
+static const char *virt_msg(void)
+{
+	static char buf[512];
+	virErrorPtr e = virGetLastError();
+	const char *m = e && e->message ? e->message : "unknown libvirt error";
+	const char *line, *best = NULL;
+	size_t best_len = 0;
+
+	for (line = m; *line; ) {
+		size_t len = strcspn(line, "\n");
+
+		if (len && !memmem(line, len, "warning", 7) && !memmem(line, len, "Please use", 10) &&
+		    (!best || memmem(line, len, "rror", 4) || memmem(line, len, "failed", 6))) {
+			best = line;
+			best_len = len;
+		}
+		line += len + (line[len] == '\n');
+	}
+	if (!best)
+		return m;
+	snprintf(buf, sizeof(buf), "%.*s", (int)best_len, best);
+	return buf;
+}
+
+static void say(struct vm_target *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct vm_target *t, const char *fmt, ...)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	va_list ap;
+
+	if (!t->say)
+		return;
+	va_start(ap, fmt);
+	kb_buf_vaddf(&b, fmt, ap);
+	va_end(ap);
+	t->say(t->say_ctx, b.ptr);
+	kb_buf_release(&b);
+}
+
+static long machine_int(json_t *m, const char *key, long def)
+{
+	json_t *v = m ? json_object_get(m, key) : NULL;
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : def;
+}
+
+static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env)
+{
+	struct vm_target *t;
+	json_t *m = NULL;
+	const char *uri = NULL;
+
+	if (!strncmp(spec, "libvirt:", 8))
+		uri = spec + 8;
+	else if (strcmp(spec, "libvirt"))
+		return kb_error(KB_EINVAL, "bad libvirt target '%s': libvirt or libvirt:URI", spec);
+	if (!env->guest_init || strpbrk(env->guest_init, " \t\n\"'"))
+		return kb_error(KB_EINVAL, "the guest init of kbisect (guests/init) is missing "
+				"or its path has blanks or quotes: %s",
+				env->guest_init ? env->guest_init : "not found");
+	if (env->machine) {
+		json_error_t jerr;
+
+		if (!(m = json_loads(env->machine, 0, &jerr)))
+			return kb_error(KB_EINVAL, "bad machine description: %s", jerr.text);
+	}
+	t = kb_calloc(1, sizeof(*t));
+	t->base.ops = &kb_target_libvirt;
+	t->base.spec = kb_strdup(spec);
+	t->uri = uri && *uri ? kb_strdup(uri) : NULL;
+	t->statedir = kb_strdup(env->statedir);
+	t->prefix = kb_asprintf("%s-", env->session_name);
+	t->guest_init = kb_strdup(env->guest_init);
+	t->memory_mib = machine_int(m, "memory_mib", 1024);
+	t->vcpus = machine_int(m, "vcpus", 2);
+	t->scratch_mib = machine_int(m, "scratch_mib", 4096);
+	t->boot_timeout = (double)machine_int(m, "boot_timeout", 180);
+	t->say = env->say;
+	t->say_ctx = env->say_ctx;
+	json_decref(m);
+	if (t->memory_mib < 64 || t->vcpus < 1 || t->scratch_mib < 16 || t->boot_timeout < 5) {
+		free(t->uri);
+		free(t->statedir);
+		free(t->prefix);
+		free(t->guest_init);
+		free(t->base.spec);
+		free(t);
+		return kb_error(KB_EINVAL, "bad machine description: memory_mib >= 64, "
+				"vcpus >= 1, scratch_mib >= 16, boot_timeout >= 5");
+	}
+	virSetErrorFunc(NULL, quiet_errors);
+	t->conn = virConnectOpen(t->uri ? t->uri : "qemu:///system");
+	if (!t->conn) {
+		int ret = kb_error(KB_EINFRA, "cannot connect to libvirt at %s: %s (is "
+				   "libvirtd running, and may this user use it?)",
+				   t->uri ? t->uri : "qemu:///system", virt_msg());
+
+		t->base.ops->close(&t->base);
+		return ret;
+	}
+	*out = &t->base;
+	return 0;
+}
+
+/* Destroy (transient domains: and so remove) a domain; NULL is fine. */
+static void destroy(virDomainPtr dom)
+{
+	if (!dom)
+		return;
+	if (virDomainIsActive(dom) == 1)
+		virDomainDestroy(dom);
+	virDomainFree(dom);
+}
+
+static void end_boot(struct vm_target *t, int keep_files)
+{
+	destroy(t->dom);
+	t->dom = NULL;
+	if (t->dir && !keep_files) {
+		/* the console log is kept for the report; the scratch disk is not */
+		char *logs = kb_asprintf("%s/logs", t->statedir);
+		char *dst = kb_asprintf("%s/console-%s.log", logs, t->name);
+
+		if (kb_mkdir_p(logs, 0700) == 0)
+			rename(t->console_path, dst);
+		kb_remove_tree(t->dir);
+		kb_error_clear();
+		free(logs);
+		free(dst);
+	}
+	free(t->name);
+	free(t->dir);
+	free(t->data_path);
+	free(t->console_path);
+	t->name = t->dir = t->data_path = t->console_path = NULL;
+	kb_buf_release(&t->data);
+	t->data_off = 0;
+	t->done = 0;
+}
+
+static int vm_cleanup(struct kb_target *base)
+{
+	struct vm_target *t = (struct vm_target *)base;
+	virDomainPtr *doms = NULL;
+	char *vmdir;
+	int i, n, ret;
+
+	n = virConnectListAllDomains(t->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
+	if (n < 0)
+		return kb_error(KB_EINFRA, "cannot list the VMs of libvirt: %s", virt_msg());
+	for (i = 0; i < n; i++) {
+		const char *name = virDomainGetName(doms[i]);
+
+		if (name && !strncmp(name, t->prefix, strlen(t->prefix))) {
+			say(t, "destroying VM %s, left behind by an earlier kbisect", name);
+			if (virDomainDestroy(doms[i]) < 0 && virDomainIsActive(doms[i]) == 1)
+				say(t, "could not destroy VM %s: %s", name, virt_msg());
+		}
+		virDomainFree(doms[i]);
+	}
+	free(doms);
+	vmdir = kb_asprintf("%s/vm", t->statedir);
+	ret = kb_remove_tree(vmdir);
+	free(vmdir);
+	return ret;
+}
+
+static void vm_close(struct kb_target *base)
+{
+	struct vm_target *t = (struct vm_target *)base;
+
+	end_boot(t, 1);
+	if (t->conn)
+		virConnectClose(t->conn);
+	free(t->uri);
+	free(t->statedir);
+	free(t->prefix);
+	free(t->guest_init);
+	free(base->spec);
+	free(t);
+}
+
+static int vm_prepare(struct kb_target *base, const git_oid *commit)
+{
+	return 0;
+}
+
+/* ---- the accelerator ---------------------------------------------------- */
+
+static char *accel_file(void)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+
+	if (xdg && *xdg)
+		return kb_asprintf("%s/kbisect/accel", xdg);
+	if (home && *home)
+		return kb_asprintf("%s/.cache/kbisect/accel", home);
+	return NULL;
+}
+
+/* What is remembered for this URI: "kvm", "tcg", or "" (probe). */
+static void accel_recall(struct vm_target *t, char out[16])
+{
+	char *path = accel_file(), *line, *save = NULL;
+	const char *uri = t->uri ? t->uri : "qemu:///system";
+	struct kb_buf b = KB_BUF_INIT;
+
+	out[0] = '\0';
+	if (path && kb_read_file(path, &b, 1 << 16) == 0) {
+		for (line = strtok_r(b.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char u[1024], a[16];
+
+			if (sscanf(line, "%1023s %15s", u, a) == 2 && !strcmp(u, uri) &&
+			    (!strcmp(a, "kvm") || !strcmp(a, "tcg")))
+				snprintf(out, 16, "%s", a);
+		}
+	}
+	kb_error_clear();
+	kb_buf_release(&b);
+	free(path);
+}
+
+static void accel_remember(struct vm_target *t, const char *accel)
+{
+	char *path = accel_file(), *dir, *slash;
+	const char *uri = t->uri ? t->uri : "qemu:///system";
+	struct kb_buf b = KB_BUF_INIT, out = KB_BUF_INIT;
+	char *line, *save = NULL;
+
+	if (!path)
+		return;
+	dir = kb_strdup(path);
+	slash = strrchr(dir, '/');
+	*slash = '\0';
+	if (kb_read_file(path, &b, 1 << 16) == 0) {
+		for (line = strtok_r(b.ptr, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			size_t len = strcspn(line, " ");
+
+			if (len != strlen(uri) || strncmp(line, uri, len))
+				kb_buf_addf(&out, "%s\n", line);
+		}
+	}
+	kb_buf_addf(&out, "%s %s %lld\n", uri, accel, (long long)time(NULL));
+	if (kb_mkdir_p(dir, 0700) == 0)
+		kb_write_file_atomic(path, out.ptr, out.len, 0644);
+	kb_error_clear();
+	kb_buf_release(&b);
+	kb_buf_release(&out);
+	free(dir);
+	free(path);
+}
+
+/* "kvm", "tcg" or "" (KVM to be tried) for this host. */
+static void accel_choose(struct vm_target *t, char out[16])
+{
+	const char *env = getenv("KBISECT_ACCEL");
+	char *caps;
+
+	if (env && (!strcmp(env, "kvm") || !strcmp(env, "tcg"))) {
+		snprintf(out, 16, "%s", env);
+		return;
+	}
+	accel_recall(t, out);
+	if (out[0])
+		return;
+	caps = virConnectGetDomainCapabilities(t->conn, NULL, "x86_64", NULL, "kvm", 0);
+	if (!caps) {
+		/* no usable /dev/kvm: nothing to probe */
+		snprintf(out, 16, "tcg");
+		accel_remember(t, "tcg");
+		return;
+	}
+	free(caps);
+}
+
+/* ---- the domain --------------------------------------------------------- */
+
+static void xml_add(struct kb_buf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&': kb_buf_adds(b, "&amp;"); break;
+		case '<': kb_buf_adds(b, "&lt;"); break;
+		case '>': kb_buf_adds(b, "&gt;"); break;
+		case '\'': kb_buf_adds(b, "&apos;"); break;
+		case '"': kb_buf_adds(b, "&quot;"); break;
+		default: kb_buf_addch(b, *s);
+		}
+	}
+}
+
+static char *domain_xml(struct vm_target *t, const char *accel)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	char *kernel = kb_asprintf("%s/bzImage", t->base.kernel_dir);
+	char *scratch = kb_asprintf("%s/scratch.img", t->dir);
+	char *job = kb_asprintf("%s/job", t->dir);
+
+	kb_buf_addf(&b, "<domain type='%s'>\n  <name>", !strcmp(accel, "kvm") ? "kvm" : "qemu");
+	xml_add(&b, t->name);
+	kb_buf_addf(&b, "</name>\n  <memory unit='MiB'>%ld</memory>\n  <vcpu>%ld</vcpu>\n",
+		    t->memory_mib, t->vcpus);
+	kb_buf_adds(&b, "  <os>\n    <type arch='x86_64'>hvm</type>\n    <kernel>");
+	xml_add(&b, kernel);
+	kb_buf_adds(&b, "</kernel>\n    <cmdline>console=ttyS0 root=kbroot rootfstype=9p "
+		    "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro init=");
+	xml_add(&b, t->guest_init);
+	kb_buf_adds(&b, " panic=-1 oops=panic quiet tsc=reliable</cmdline>\n  </os>\n");
+	kb_buf_adds(&b, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
+		    "  <on_crash>destroy</on_crash>\n");
+	/* QEMU runs as the user running kbisect, who can read the kernel,
+	 * the job and the host's root, and nothing is relabelled */
+	kb_buf_addf(&b, "  <seclabel type='static' model='dac' relabel='no'>"
+		    "<label>+%u:+%u</label></seclabel>\n", (unsigned)getuid(), (unsigned)getgid());
+	kb_buf_adds(&b, "  <devices>\n    <disk type='file' device='disk'><driver name='qemu' "
+		    "type='raw' cache='unsafe'/><source file='");
+	xml_add(&b, scratch);
+	kb_buf_adds(&b, "'/><target dev='vda' bus='virtio'/></disk>\n"
+		    "    <filesystem type='mount' accessmode='passthrough' multidevs='remap'>"
+		    "<source dir='/'/><target dir='kbroot'/><readonly/></filesystem>\n"
+		    "    <filesystem type='mount' accessmode='passthrough'><source dir='");
+	xml_add(&b, job);
+	kb_buf_adds(&b, "'/><target dir='kbjob'/><readonly/></filesystem>\n"
+		    "    <serial type='file'><source path='");
+	xml_add(&b, t->console_path);
+	kb_buf_adds(&b, "'/><target port='0'/></serial>\n    <serial type='file'><source path='");
+	xml_add(&b, t->data_path);
+	kb_buf_adds(&b, "'/><target port='1'/></serial>\n    <memballoon model='none'/>\n"
+		    "  </devices>\n</domain>\n");
+	free(kernel);
+	free(scratch);
+	free(job);
+	return kb_buf_detach(&b);
+}
+
+static int write_text(const char *path, const char *text)
+{
+	return kb_write_file_atomic(path, text, strlen(text), 0644);
+}
+
+/* The job directory the guest reads (see guests/init). */
+static int write_job(struct vm_target *t, const struct kb_boot_job *job)
+{
+	char *jdir = kb_asprintf("%s/job", t->dir), *edir = kb_asprintf("%s/job/env", t->dir);
+	char *p;
+	size_t i;
+	int ret;
+
+	if ((ret = kb_mkdir_p(edir, 0755)) < 0)
+		goto out;
+	for (i = 0; job->env && job->env[i]; i++) {
+		const char *eq = strchr(job->env[i], '=');
+
+		if (!eq || eq == job->env[i])
+			continue;
+		p = kb_asprintf("%s/%.*s", edir, (int)(eq - job->env[i]), job->env[i]);
+		ret = write_text(p, eq + 1);
+		free(p);
+		if (ret < 0)
+			goto out;
+	}
+	{
+		static const char *const names[] = { "KBISECT_NONCE", "KBISECT_RUNS",
+						     "KBISECT_SCRATCH", "KBISECT_SCRATCH_DEV" };
+		char runs[16];
+		const char *vals[4];
+
+		snprintf(runs, sizeof(runs), "%d", job->runs);
+		vals[0] = t->nonce;
+		vals[1] = runs;
+		vals[2] = "/run/kbisect/scratch";
+		vals[3] = "/dev/vda";
+		for (i = 0; i < 4; i++) {
+			p = kb_asprintf("%s/%s", edir, names[i]);
+			ret = write_text(p, vals[i]);
+			free(p);
+			if (ret < 0)
+				goto out;
+		}
+	}
+	for (i = 0; job->setup && job->setup[i]; i++) {
+		p = kb_asprintf("%s/setup.%zu", jdir, i + 1);
+		ret = write_text(p, job->setup[i]);
+		free(p);
+		if (ret < 0)
+			goto out;
+	}
+	for (i = 0; job->argv && job->argv[i]; i++) {
+		p = kb_asprintf("%s/argv.%zu", jdir, i);
+		ret = write_text(p, job->argv[i]);
+		free(p);
+		if (ret < 0)
+			goto out;
+	}
+out:
+	free(jdir);
+	free(edir);
+	return ret;
+}
+
+static void make_nonce(char out[17])
+{
+	unsigned char r[8];
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC), i;
+
+	if (fd < 0 || read(fd, r, sizeof(r)) != (ssize_t)sizeof(r)) {
+		unsigned long long x = (unsigned long long)time(NULL) ^ ((unsigned long long)getpid() << 32);
+
+		memcpy(r, &x, sizeof(r));
+	}
+	if (fd >= 0)
+		close(fd);
+	for (i = 0; i < 8; i++)
+		sprintf(out + 2 * i, "%02x", r[i]);
+}
+
+/* Read what the guest wrote since last time onto t->data. */
+static int read_data(struct vm_target *t)
+{
+	char buf[65536];
+	int fd = open(t->data_path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	int got = 0;
+
+	if (fd < 0)
+		return 0;
+	while ((n = pread(fd, buf, sizeof(buf), t->data_off)) > 0) {
+		kb_buf_add(&t->data, buf, (size_t)n);
+		t->data_off += n;
+		got = 1;
+	}
+	close(fd);
+	return got;
+}
+
+static int alive(struct vm_target *t)
+{
+	return t->dom && virDomainIsActive(t->dom) == 1;
+}
+
+/* The line of the console that says why the kernel died, or NULL. */
+static char *console_fault(struct vm_target *t)
+{
+	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:",
+					     "general protection fault", "Unable to mount root",
+					     "No working init found", "Attempted to kill init" };
+	struct kb_buf b = KB_BUF_INIT;
+	char *found = NULL;
+	size_t i;
+
+	if (kb_read_tail(t->console_path, &b, 1 << 20) < 0) {
+		kb_error_clear();
+		return NULL;
+	}
+	for (i = 0; i < sizeof(signs) / sizeof(signs[0]) && !found; i++) {
+		char *p = strstr(b.ptr, signs[i]);
+
+		if (p)
+			found = kb_strndup(p, strcspn(p, "\r\n"));
+	}
+	kb_buf_release(&b);
+	return found;
+}
+
+/* Say in t->base.fault why the guest stopped answering: died or hung. */
+static void set_fault(struct vm_target *t, const char *when, int hung, double seconds)
+{
+	char *why = console_fault(t);
+
+	if (why)
+		snprintf(t->base.fault, sizeof(t->base.fault), "the kernel failed %s: %s "
+			 "(console: %s)", when, why, t->console_path);
+	else if (hung)
+		snprintf(t->base.fault, sizeof(t->base.fault), "the guest hung %s: no answer "
+			 "in %.0f s (console: %s)", when, seconds, t->console_path);
+	else
+		snprintf(t->base.fault, sizeof(t->base.fault), "the VM ended %s without a "
+			 "sign of a panic (console: %s)", when, t->console_path);
+	free(why);
+}
+
+/*
+ * Take the next line of ours ("KBISECT-<nonce> WORDS") off t->data.  The
+ * text before it goes to 'out' (may be NULL).  1 when a line was taken.
+ */
+static int next_line(struct vm_target *t, struct kb_buf *out, char *line, size_t len)
+{
+	char mark[32];
+	char *p, *eol;
+	size_t mlen;
+
+	snprintf(mark, sizeof(mark), "\nKBISECT-%s ", t->nonce);
+	mlen = strlen(mark);
+	if (!t->data.len)
+		return 0;
+	/* the guest starts each line of ours with a newline of its own */
+	p = memmem(t->data.ptr, t->data.len, mark, mlen);
+	if (!p)
+		return 0;
+	eol = memchr(p + mlen, '\n', t->data.len - (size_t)(p + mlen - t->data.ptr));
+	if (!eol)
+		return 0;
+	if (out && p > t->data.ptr)
+		kb_buf_add(out, t->data.ptr, (size_t)(p - t->data.ptr));
+	snprintf(line, len, "%.*s", (int)(eol - (p + mlen)), p + mlen);
+	line[strcspn(line, "\r")] = '\0';
+	{
+		size_t used = (size_t)(eol + 1 - t->data.ptr);
+
+		memmove(t->data.ptr, eol + 1, t->data.len - used);
+		t->data.len -= used;
+		t->data.ptr[t->data.len] = '\0';
+	}
+	return 1;
+}
+
+enum wait_result { W_LINE, W_ENDED, W_TIMEOUT };
+
+/* Wait for the next line of ours, up to 'timeout' seconds without one. */
+static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char *line,
+				  size_t len, double timeout)
+{
+	double start = kb_now();
+	useconds_t nap = 20000;
+
+	for (;;) {
+		int got = read_data(t);
+
+		if (next_line(t, out, line, len))
+			return W_LINE;
+		if (!got) {
+			if (!alive(t)) {
+				read_data(t);
+				if (next_line(t, out, line, len))
+					return W_LINE;
+				return W_ENDED;
+			}
+			if (kb_now() - start > timeout)
+				return W_TIMEOUT;
+			usleep(nap);
+			if (nap < 200000)
+				nap *= 2;
+		} else {
+			nap = 20000;
+		}
+	}
+}
+
+static int start_domain(struct vm_target *t, const char *accel, int attempts)
+{
+	char *xml = domain_xml(t, accel);
+	int attempt, ret = 0;
+
+	unlink(t->data_path);
+	unlink(t->console_path);
+	kb_buf_release(&t->data);
+	t->data_off = 0;
+	for (attempt = 1; attempt <= attempts; attempt++) {
+		t->dom = virDomainCreateXML(t->conn, xml, 0);
+		if (t->dom)
+			break;
+		if (attempt < attempts) {
+			say(t, "the VM %s did not start (%s); trying again", t->name, virt_msg());
+			sleep((unsigned)attempt);
+		}
+	}
+	if (!t->dom)
+		ret = kb_error(KB_EINFRA, "cannot start the VM %s: %s", t->name, virt_msg());
+	free(xml);
+	return ret;
+}
+
+static int read_release(struct vm_target *t, struct kb_buf *rel)
+{
+	char *p = kb_asprintf("%s/release", t->base.kernel_dir);
+	int ret = kb_read_file(p, rel, 4096);
+
+	free(p);
+	if (ret == 0)
+		rel->ptr[strcspn(rel->ptr, "\n")] = '\0';
+	return ret;
+}
+
+/* Boot and wait for the guest's identity: 0, 1 (kernel's fault), or <0.
+ * A probe of KVM gives 2 when QEMU would not even start with it. */
+static int boot_once(struct vm_target *t, const char *accel, double timeout, const char *want,
+		     int probe)
+{
+	char line[512];
+	enum wait_result w;
+	int ret;
+
+	if ((ret = start_domain(t, accel, probe ? 1 : 3)) < 0) {
+		if (!probe)
+			return ret;
+		say(t, "KVM does not start here (%s)", virt_msg());
+		kb_error_clear();
+		return 2;
+	}
+	w = wait_line(t, NULL, line, sizeof(line), timeout);
+	if (w != W_LINE) {
+		set_fault(t, "at boot", w == W_TIMEOUT, timeout);
+		destroy(t->dom);
+		t->dom = NULL;
+		return 1;
+	}
+	if (strncmp(line, "IDENTITY ", 9)) {
+		destroy(t->dom);
+		t->dom = NULL;
+		return kb_error(KB_EINFRA, "the guest of %s said '%s' before its identity",
+				t->name, line);
+	}
+	if (strcmp(line + 9, want)) {
+		destroy(t->dom);
+		t->dom = NULL;
+		return kb_error(KB_EINFRA, "VM %s booted kernel %s, not the %s that was built: "
+				"the wrong kernel ran, nothing is marked", t->name, line + 9, want);
+	}
+	return 0;
+}
+
+static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
+{
+	struct vm_target *t = (struct vm_target *)base;
+	struct kb_buf rel = KB_BUF_INIT, out = KB_BUF_INIT;
+	char accel[16], line[512];
+	double started;
+	int ret, n;
+
+	end_boot(t, 0);
+	base->fault[0] = '\0';
+	if (!base->kernel_dir)
+		return kb_error(KB_EINVAL, "the libvirt target boots a kernel: use "
+				"'--build kernel' in a kernel tree");
+	if ((ret = read_release(t, &rel)) < 0)
+		return ret;
+	t->name = kb_asprintf("%s%.12s-b%d", t->prefix, job->sha, job->boot);
+	t->dir = kb_asprintf("%s/vm/%s", t->statedir, t->name);
+	t->data_path = kb_asprintf("%s/data.log", t->dir);
+	t->console_path = kb_asprintf("%s/console.log", t->dir);
+	make_nonce(t->nonce);
+	t->runs = job->runs;
+	t->next_run = 1;
+	t->timeout = job->timeout > 0 ? job->timeout : RUN_TIMEOUT_DEFAULT;
+	if ((ret = kb_remove_tree(t->dir)) < 0 || (ret = kb_mkdir_p(t->dir, 0755)) < 0 ||
+	    (ret = write_job(t, job)) < 0)
+		goto out;
+	{
+		char *img = kb_asprintf("%s/scratch.img", t->dir);
+		int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+
+		if (fd < 0 || ftruncate(fd, (off_t)t->scratch_mib << 20) < 0)
+			ret = kb_error(KB_EINFRA, "cannot make the scratch disk %s: %s", img,
+				       strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		free(img);
+		if (ret < 0)
+			goto out;
+	}
+	accel_choose(t, accel);
+	started = kb_now();
+	if (!accel[0]) {
+		say(t, "trying KVM on this host (once; the answer is kept)");
+		ret = boot_once(t, "kvm", KVM_PROBE_SECONDS, rel.ptr, 1);
+		if (ret == 0) {
+			accel_remember(t, "kvm");
+			snprintf(accel, sizeof(accel), "kvm");
+		} else if (ret > 0) {
+			int kvm_failed = ret;
+
+			ret = boot_once(t, "tcg", t->boot_timeout, rel.ptr, 0);
+			if (ret == 0) {
+				if (kvm_failed == 1)
+					say(t, "KVM did not boot in %.0f s here: using TCG, from "
+					    "now on", KVM_PROBE_SECONDS);
+				else
+					say(t, "using TCG on this host from now on");
+				accel_remember(t, "tcg");
+			}
+			snprintf(accel, sizeof(accel), "tcg");
+		}
+	} else {
+		ret = boot_once(t, accel, t->boot_timeout, rel.ptr, 0);
+	}
+	snprintf(base->accel, sizeof(base->accel), "%s", accel);
+	if (ret != 0)
+		goto out;
+	say(t, "VM %s booted %s in %.1f s (%s)", t->name, rel.ptr, kb_now() - started,
+	    !strcmp(accel, "kvm") ? "KVM" : "TCG");
+	for (n = 1; job->setup && job->setup[n - 1]; n++) {
+		enum wait_result w;
+		int st = -1;
+
+		kb_buf_release(&out);
+		w = wait_line(t, &out, line, sizeof(line), t->timeout);
+		if (w == W_LINE && sscanf(line, "SETUP-BEGIN %d", &st) == 1)
+			w = wait_line(t, &out, line, sizeof(line), t->timeout);
+		if (w != W_LINE) {
+			set_fault(t, "during the benchmark's setup", w == W_TIMEOUT, t->timeout);
+			ret = 1;
+			goto out;
+		}
+		if (sscanf(line, "SETUP-END %*d %d", &st) != 1 || st != 0) {
+			const char *o = out.len > 600 ? out.ptr + out.len - 600 : out.ptr ? out.ptr : "";
+
+			snprintf(base->fault, sizeof(base->fault), "setup command %d failed in "
+				 "the guest (exit %d): %s", n, st, o);
+			ret = 1;
+			goto out;
+		}
+	}
+out:
+	if (ret != 0)
+		end_boot(t, 0);
+	kb_buf_release(&rel);
+	kb_buf_release(&out);
+	return ret;
+}
+
+static int vm_run_start(struct kb_target *base, const struct kb_run_spec *spec,
+			const char *rundir, pid_t *pid)
+{
+	struct vm_target *t = (struct vm_target *)base;
+
+	*pid = 0;
+	if (!t->name || t->next_run > t->runs)
+		return kb_error(KB_ERROR, "no booted VM has a run left to follow");
+	if (spec->timeout > 0)
+		t->timeout = spec->timeout;
+	return kb_mkdir_p(rundir, 0700);
+}
+
+static int write_output(const char *rundir, struct kb_buf *out)
+{
+	char *p = kb_asprintf("%s/output", rundir);
+	size_t i, j;
+	int ret;
+
+	/* a newline the guest put before our line is not the benchmark's */
+	if (out->len && out->ptr[out->len - 1] == '\n')
+		out->ptr[--out->len] = '\0';
+	for (i = j = 0; i < out->len; i++)
+		if (!(out->ptr[i] == '\r' && i + 1 < out->len && out->ptr[i + 1] == '\n'))
+			out->ptr[j++] = out->ptr[i];
+	out->len = j;
+	ret = kb_write_file_atomic(p, out->ptr ? out->ptr : "", out->len, 0600);
+	free(p);
+	return ret;
+}
+
+static int vm_run_wait(struct kb_target *base, const char *rundir,
+		       struct kb_run_result *res, int *found)
+{
+	struct vm_target *t = (struct vm_target *)base;
+	struct kb_buf out = KB_BUF_INIT;
+	char line[512], when[64];
+	enum wait_result w;
+	double start = kb_now();
+	int k = 0, st, ret;
+
+	memset(res, 0, sizeof(*res));
+	*found = 1;
+	snprintf(when, sizeof(when), "in run %d", t->next_run);
+	w = wait_line(t, NULL, line, sizeof(line), IDLE_TIMEOUT);
+	if (w == W_LINE && (sscanf(line, "RUN-BEGIN %d", &k) != 1 || k != t->next_run)) {
+		ret = kb_error(KB_EINFRA, "the guest of %s said '%s', not the start of run %d",
+			       t->name, line, t->next_run);
+		goto out;
+	}
+	if (w == W_LINE)
+		w = wait_line(t, &out, line, sizeof(line), t->timeout);
+	if (w == W_LINE && (sscanf(line, "RUN-END %d %d", &k, &st) != 2 || k != t->next_run)) {
+		ret = kb_error(KB_EINFRA, "the guest of %s said '%s', not the end of run %d",
+			       t->name, line, t->next_run);
+		goto out;
+	}
+	res->seconds = kb_now() - start;
+	if ((ret = write_output(rundir, &out)) < 0)
+		goto out;
+	if (w != W_LINE) {
+		set_fault(t, when, w == W_TIMEOUT, w == W_TIMEOUT ? t->timeout : 0);
+		res->outcome = KB_RUN_CRASHED;
+		snprintf(res->message, sizeof(res->message), "%s", base->fault);
+		end_boot(t, 0);
+		goto out;
+	}
+	res->outcome = KB_RUN_EXITED;
+	res->exit_status = st;
+	if (++t->next_run > t->runs) {
+		/* the last run of the boot: let the guest end, then clean up */
+		if (wait_line(t, NULL, line, sizeof(line), 30) == W_LINE && !strcmp(line, "DONE")) {
+			double until = kb_now() + 30;
+
+			while (alive(t) && kb_now() < until)
+				usleep(50000);
+		}
+		end_boot(t, 0);
+	}
+out:
+	kb_buf_release(&out);
+	return ret;
+}
+
+const struct kb_target_ops kb_target_libvirt = {
+	.name = "libvirt",
+	.guest = 1,
+	.open = vm_open,
+	.prepare = vm_prepare,
+	.boot = vm_boot,
+	.run_start = vm_run_start,
+	.run_wait = vm_run_wait,
+	.cleanup = vm_cleanup,
+	.close = vm_close,
+};
