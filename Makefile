@@ -63,10 +63,14 @@ check: all tests/unit/run-unit
 	@sh tests/run-tests.sh
 
 install: kbisect
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/benchmarks
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/benchmarks \
+		$(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/kernel $(DESTDIR)$(DATADIR)/guests
 	install -m 755 kbisect $(DESTDIR)$(BINDIR)/kbisect
 	install -m 644 doc/kbisect.1 $(DESTDIR)$(MANDIR)/kbisect.1
-	$(if $(wildcard configs/benchmarks/*.json),install -m 644 $(wildcard configs/benchmarks/*.json) $(DESTDIR)$(DATADIR)/benchmarks/)
+	install -m 644 configs/benchmarks/*.json $(DESTDIR)$(DATADIR)/benchmarks/
+	install -m 644 configs/machines/*.json $(DESTDIR)$(DATADIR)/machines/
+	install -m 644 configs/kernel/*.config $(DESTDIR)$(DATADIR)/kernel/
+	install -m 755 guests/init $(DESTDIR)$(DATADIR)/guests/init
 
 deps:
 	sh tests/install-deps.sh

@@ -78,7 +78,8 @@ int cmd_build(int argc, char **argv)
 	if (kb_mkdir_p(c.statedir, 0700) < 0 || kb_build_kernel(c.repo, &oid, &o, &res) < 0)
 		goto fail;
 	if (res.failed) {
-		fprintf(stderr, "kbisect build: the build of %s fails:\n%s\n", args.v[0], res.error);
+		fprintf(stderr, "kbisect build: the build of %s fails%s:\n%s\n", args.v[0],
+			res.cached ? " (a failure kept in the cache)" : "", res.error);
 		ret = KB_EXIT_NO_CULPRIT;
 		goto out;
 	}

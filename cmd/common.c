@@ -261,6 +261,35 @@ static int load_machine(const char *name, json_t **out)
 	else if (!json_is_string(json_object_get(*out, "target")))
 		ret = kb_error(KB_EINVAL, "machine file %s has no \"target\" (e.g. "
 			       "\"libvirt\")", path);
+	else {
+		static const char *const ints[] = { "memory_mib", "vcpus", "scratch_mib",
+						    "boot_timeout", NULL };
+		const char *key;
+		json_t *v;
+		size_t i;
+
+		json_object_foreach(*out, key, v) {
+			int known = !strcmp(key, "name") || !strcmp(key, "description") ||
+				    !strcmp(key, "target");
+
+			for (i = 0; ints[i]; i++)
+				if (!strcmp(key, ints[i])) {
+					known = 1;
+					if (!json_is_integer(v) || json_integer_value(v) <= 0) {
+						ret = kb_error(KB_EINVAL, "machine file %s: %s "
+							       "must be a positive integer",
+							       path, key);
+						break;
+					}
+				}
+			if (!known)
+				ret = kb_error(KB_EINVAL, "machine file %s: unknown key \"%s\" "
+					       "(known: name, description, target, memory_mib, "
+					       "vcpus, scratch_mib, boot_timeout)", path, key);
+			if (ret < 0)
+				break;
+		}
+	}
 	if (ret < 0) {
 		json_decref(*out);
 		*out = NULL;

@@ -140,6 +140,11 @@ int cmd_compare(int argc, char **argv)
 			"kernel" : "none";
 	}
 	spec.build = kb_strdup(build);
+	if (strcmp(spec.target, "local") && strcmp(spec.build, "kernel")) {
+		kb_error(KB_EINVAL, "target %s boots the kernel of each commit: it needs "
+			 "--build kernel (the default in a kernel tree)", spec.target);
+		goto fail;
+	}
 	wd = git_repository_workdir(c.repo);
 	if (!realpath(wd ? wd : git_repository_path(c.repo), real)) {
 		kb_error_errno(KB_ERROR, "cannot resolve the repository path");

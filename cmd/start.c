@@ -63,7 +63,8 @@ int cmd_start(int argc, char **argv)
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT, paths = KB_STRV_INIT;
 	const char *bench = NULL, *command = NULL, *target = "local", *build = NULL,
-		   *kconfig = NULL, *boot_failure = "skip";
+		   *kconfig = NULL, *boot_failure = "skip",
+		   *build_ahead = "auto";
 	double confidence = 0.95, seed = 0, scale = 1;
 	int first_parent = 0, no_run = 0, ret;
 	struct kb_opt opts[] = {
@@ -79,6 +80,9 @@ int cmd_start(int argc, char **argv)
 		{ "build", OPT_STRING, &build, "SPEC",
 		  "kernel (the default in a kernel tree), none (elsewhere), or a shell "
 		  "command run before each test; a failed build skips the commit" },
+		{ "build-ahead", OPT_STRING, &build_ahead, "auto|on|off",
+		  "build the likely next kernels while one is tested: auto (default: "
+		  "when there are 2 processors to spare beside the test), on, off" },
 		{ "scale", OPT_NUMBER, &scale, "F",
 		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
 		{ "boot-failure", OPT_STRING, &boot_failure, "skip|bad",
@@ -121,6 +125,10 @@ int cmd_start(int argc, char **argv)
 	if (!bench && !command)
 		command = "echo 'this session has no test: mark commits with kbisect "
 			  "good|bad|skip' >&2; exit 200";
+	if (strcmp(build_ahead, "auto") && strcmp(build_ahead, "on") && strcmp(build_ahead, "off")) {
+		ret = kb_usage_error(&help, "--build-ahead is auto, on or off");
+		goto out_usage;
+	}
 	if (strcmp(boot_failure, "skip") && strcmp(boot_failure, "bad")) {
 		ret = kb_usage_error(&help, "--boot-failure is skip or bad");
 		goto out_usage;
@@ -146,6 +154,7 @@ int cmd_start(int argc, char **argv)
 	spec.confidence = confidence;
 	spec.scale = scale;
 	spec.boot_fail = !strcmp(boot_failure, "bad") ? 'b' : 's';
+	spec.build_ahead = !strcmp(build_ahead, "on") ? 'y' : !strcmp(build_ahead, "off") ? 'n' : 'a';
 	spec.build = build ? kb_strdup(build) : NULL;
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();

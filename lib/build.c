@@ -387,6 +387,20 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	}
 	kb_error_clear();
+	/* a build that failed fails again with the same inputs */
+	q = kb_asprintf("%s.failed", res->dir);
+	{
+		struct kb_buf b = KB_BUF_INIT;
+
+		if (kb_read_file(q, &b, sizeof(res->error) - 1) == 0) {
+			res->cached = 1;
+			res->failed = 1;
+			snprintf(res->error, sizeof(res->error), "%s", b.ptr);
+			kb_buf_release(&b);
+			goto out;
+		}
+		kb_error_clear();
+	}
 	if ((ret = kb_worktree_checkout(repo, o->workdir, commit)) < 0 ||
 	    (ret = kb_mkdir_p(o->builddir, 0755)) < 0)
 		goto out;
@@ -416,6 +430,8 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		kb_buf_release(&tail);
 		res->failed = 1;
 		last_errors(log, res->error, sizeof(res->error));
+		kb_write_file_atomic(q, res->error, strlen(res->error), 0644);
+		kb_error_clear();
 		ret = 0;
 		goto out;
 	}

@@ -3,7 +3,9 @@
  * (but never given to one), '#' starts a comment.
  *
  *   start --good SHA... --bad SHA [--first-parent] [--confidence P]
- *         [--target T] [--build B] [--seed N] [-- PATH...]
+ *         [--target T] [--build B] [--kconfig K] [--machine JSON]
+ *         [--scale F] [--boot-failure bad] [--build-ahead on|off]
+ *         [--seed N] [-- PATH...]
  *   bench JSON
  *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
  *   good|bad|skip SHA
@@ -123,6 +125,20 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 	add_word(out, s->spec.target);
 	add_word(out, "--build");
 	add_word(out, s->spec.build);
+	if (s->spec.kconfig) {
+		add_word(out, "--kconfig");
+		add_word(out, s->spec.kconfig);
+	}
+	if (s->spec.machine) {
+		add_word(out, "--machine");
+		add_word(out, s->spec.machine);
+	}
+	if (s->spec.scale != 1.0)
+		kb_buf_addf(out, " --scale %.17g", s->spec.scale);
+	if (s->spec.boot_fail == 'b')
+		kb_buf_adds(out, " --boot-failure bad");
+	if (s->spec.build_ahead != 'a')
+		kb_buf_addf(out, " --build-ahead %s", s->spec.build_ahead == 'y' ? "on" : "off");
 	kb_buf_addf(out, " --seed %llu", s->spec.seed);
 	if (s->spec.paths.n) {
 		add_word(out, "--");
@@ -195,6 +211,28 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 			spec->build = kb_strdup(v);
 		} else if (!strcmp(a, "--seed")) {
 			spec->seed = strtoull(v, NULL, 10);
+		} else if (!strcmp(a, "--kconfig")) {
+			free(spec->kconfig);
+			spec->kconfig = kb_strdup(v);
+		} else if (!strcmp(a, "--machine")) {
+			json_error_t jerr;
+			json_t *m = json_loads(v, 0, &jerr);
+
+			if (!json_is_object(m)) {
+				json_decref(m);
+				return line_err(origin, line, "--machine is not a JSON object");
+			}
+			free(spec->machine);
+			spec->machine = json_dumps(m, JSON_COMPACT);
+			json_decref(m);
+		} else if (!strcmp(a, "--scale")) {
+			spec->scale = strtod(v, NULL);
+			if (!(spec->scale > 0))
+				return line_err(origin, line, "--scale must be above 0");
+		} else if (!strcmp(a, "--boot-failure")) {
+			spec->boot_fail = !strcmp(v, "bad") ? 'b' : 's';
+		} else if (!strcmp(a, "--build-ahead")) {
+			spec->build_ahead = !strcmp(v, "on") ? 'y' : !strcmp(v, "off") ? 'n' : 'a';
 		} else {
 			return line_err(origin, line, "unknown option of 'start'");
 		}

@@ -196,6 +196,9 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 	if ((ret = kb_store_begin(s->store)) < 0)
 		goto out;
 	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
+	    (res->outcome == KB_RUN_CRASHED &&
+	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r.sha,
+				   res->message)) < 0) ||
 	    (skip && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, 's', "test",
 					      r.id)) < 0) ||
 	    (*why && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
@@ -320,6 +323,70 @@ static int make_revert(struct kb_session *s, const char *culprit)
 	return kb_store_event(s->store, s->row.id, "revert", "%s %s", culprit, hex);
 }
 
+/* The probe's next commit if its samples come out at 'value'. */
+static void next_if(struct kb_session *s, const char *sha, double value)
+{
+	struct input x;
+	struct kb_perf_out out;
+	struct kb_perf_obs *o;
+	long node;
+	int i;
+
+	if (s->n_next >= KB_AHEAD_MAX || build_input(s, &x) < 0) {
+		kb_error_clear();
+		return;
+	}
+	is_node(s, sha, &node);
+	o = kb_perf_obs_get(&x.obs, &x.nobs, &x.alloc, sha, node);
+	for (i = 0; i < x.in.p.max_probe; i++)
+		kb_perf_obs_add(o, 100000 + i / 5, 1 + i % 5, value, 1000000 + (size_t)i);
+	x.in.obs = x.obs;
+	x.in.nobs = x.nobs;
+	if (kb_perf_decide(&x.in, &out) == 0) {
+		if (out.kind == KB_PERF_RUN && strcmp(out.sha, sha))
+			memcpy(s->next_shas[s->n_next++], out.sha, 41);
+		json_decref(out.verdict);
+		json_decref(out.summary);
+	}
+	kb_error_clear();
+	kb_perf_obs_free(x.obs, x.nobs);
+}
+
+/* The median of the samples of 'sha' (0 when there are none). */
+static double median_of(struct kb_session *s, const char *sha)
+{
+	double *v = kb_calloc(s->nruns ? s->nruns : 1, sizeof(*v)), m;
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nruns; i++)
+		if (s->runs[i].has_value && !strcmp(s->runs[i].sha, sha))
+			v[n++] = s->runs[i].value;
+	m = n ? kb_median(v, n) : 0;
+	free(v);
+	return m;
+}
+
+void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *role)
+{
+	s->n_next = 0;
+	if (!strcmp(role, "good") || !strcmp(role, "bad")) {
+		struct kb_next next;
+
+		/* calibration: the first probe splits the range */
+		if (kb_session_next(s, &next) == 0 && next.kind == KB_NEXT_TEST)
+			git_oid_tostr(s->next_shas[s->n_next++], 41, &s->dag.oid[next.commit]);
+		kb_error_clear();
+		kb_next_release(&next);
+	} else if (!strcmp(role, "probe")) {
+		double g = median_of(s, s->spec.good_shas.v[0]), b = median_of(s, s->spec.bad_sha);
+
+		if (g > 0 && b > 0) {
+			next_if(s, sha, b);
+			next_if(s, sha, g);
+		}
+	}
+}
+
 int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 {
 	int ret;
@@ -342,6 +409,8 @@ int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 		}
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
 			       out.sha, out.role, out.note, 100 * out.best_prob);
+		if (kb_ahead_jobs(s, t))
+			kb_perf_next_candidates(s, out.sha, out.role);
 		if ((ret = measure_boot(s, t, out.sha, out.runs)) < 0)
 			return ret;
 	}
@@ -573,6 +642,7 @@ int kb_compare_report(struct kb_session *s, json_t **out)
 		      "change_ci_pct", lo, hi, "p_mann_whitney", pmw, "p_ks", pks,
 		      "verdict", verdict, "bench", s->spec.bench.name,
 		      "target", s->spec.target, "runs_total", (int)(na + nb));
+	kb_session_target_info(s, o);
 	json_object_set_new(o, "metric", json_pack("{s:s, s:s, s:s}",
 		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,
 		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?

@@ -106,7 +106,7 @@ static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
 	json_object_set_new(o, "boots", json_integer(boots));
 	if (exit_status >= 0)
 		json_object_set_new(o, "exit_status", json_integer(exit_status));
-	if (!strcmp(m->source, "build") || !strcmp(m->source, "boot"))
+	if (m->mark == KB_MARK_SKIP)
 		kb_session_build_error(s, m->sha, o);
 	return o;
 }

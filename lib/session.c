@@ -374,6 +374,9 @@ static int finish_run(struct kb_session *s, const struct kb_run_row *started,
 	if ((ret = kb_store_begin(s->store)) < 0)
 		goto out;
 	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
+	    (res->outcome == KB_RUN_CRASHED &&
+	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r.sha,
+				   res->message)) < 0) ||
 	    (mark && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, mark,
 					      "test", r.id)) < 0) ||
 	    (!mark && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
@@ -524,6 +527,7 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	struct kb_build_result res;
 	int ret;
 
+	kb_ahead_wait(s, sha);
 	if ((ret = kb_session_build(s, t, sha, &res)) < 0)
 		return ret;
 	if (res.failed) {
@@ -638,7 +642,11 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		return ret;
 	*boot = kb_session_next_boot(s, sha);
 	if (!strcmp(s->spec.build, "kernel")) {
-		if ((ret = kernel_build(s, t, sha)) != 0)
+		ret = kernel_build(s, t, sha);
+		/* while this one is tested, build the next ones */
+		kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
+		s->n_next = 0;
+		if (ret != 0)
 			return ret;
 	} else if (strcmp(s->spec.build, "none") &&
 		   (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0) {
@@ -708,12 +716,35 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 	return ret;
 }
 
+/* The commits tested after 'node' if it is good, and if it is bad. */
+static void passfail_candidates(struct kb_session *s, size_t node)
+{
+	char *marks = kb_calloc(s->dag.g.n ? s->dag.g.n : 1, 1), m[2] = { KB_MARK_BAD,
+									  KB_MARK_GOOD };
+	int i;
+
+	s->n_next = 0;
+	for (i = 0; i < 2; i++) {
+		struct kb_next next;
+
+		memcpy(marks, s->marks, s->dag.g.n);
+		marks[node] = m[i];
+		if (kb_bisect_next(&s->dag.g, s->dag.bad, marks, s->spec.seed, &next) == 0 &&
+		    next.kind == KB_NEXT_TEST)
+			hex_of(s->next_shas[s->n_next++], &s->dag.oid[next.commit]);
+		kb_error_clear();
+		kb_next_release(&next);
+	}
+	free(marks);
+}
+
 static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 {
 	char sha[GIT_OID_HEXSZ + 1];
 	int boot, ret;
 
 	hex_of(sha, &s->dag.oid[node]);
+	passfail_candidates(s, node);
 	if ((ret = kb_session_boot(s, t, sha, 1, &boot)) != 0)
 		return ret < 0 ? ret : 0;
 	return kb_session_run_once(s, t, sha, boot, 1);
@@ -824,6 +855,7 @@ int kb_session_run(struct kb_session *s)
 			break;
 	}
 out:
+	kb_ahead_stop(s);
 	kb_target_close(t);
 	return ret;
 }
@@ -864,7 +896,7 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 int kb_session_end(struct kb_session *s)
 {
 	static const char *const parts[] = { "worktree", "worktree.index", "runs", "logs",
-					     "scratch", "setup.log", "vm" };
+					     "scratch", "setup.log", "vm", "ahead" };
 	size_t i;
 	int ret;
 

@@ -34,6 +34,7 @@ struct kb_spec {
 	char *machine;          /* JSON of the machine file, or NULL */
 	double scale;           /* KBISECT_SCALE: shrink benchmarks (1) */
 	char boot_fail;         /* mark of a kernel that fails to boot: 's' or 'b' */
+	char build_ahead;       /* 'a' auto (cores to spare), 'y' on, 'n' off */
 	struct kb_bench bench;
 	unsigned long long seed;
 };
@@ -70,6 +71,12 @@ struct kb_session {
 	char *build_dir;                 /* artifacts of the kernel booted now */
 	char *build_release;             /* and its 'uname -r' */
 	const char *guest_init;          /* guests/init, for targets that boot */
+#define KB_AHEAD_MAX 4
+	int ahead_pid;                   /* the child building ahead, or 0 */
+	char ahead_shas[KB_AHEAD_MAX][41]; /* what it builds */
+	size_t ahead_n;
+	char next_shas[KB_AHEAD_MAX][41]; /* likely next commits: built ahead */
+	size_t n_next;
 };
 
 /* The state directory that belongs to a database file. */

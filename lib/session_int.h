@@ -46,7 +46,20 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 /* A commit as report JSON: commit, subject, author, date. */
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid);
 
+/* Building ahead (ahead.c): the make jobs a child may use (0: none),
+ * start a child on the commits to be built next, collect a finished one,
+ * wait for it (before a build of 'sha' here), stop it (at the end). */
+int kb_ahead_jobs(struct kb_session *s, struct kb_target *t);
+void kb_ahead_start(struct kb_session *s, struct kb_target *t, const char (*shas)[41],
+		    size_t n);
+void kb_ahead_poll(struct kb_session *s);
+void kb_ahead_wait(struct kb_session *s, const char *sha);
+void kb_ahead_stop(struct kb_session *s);
+
 /* Performance mode (perf_session.c). */
+/* The commits likely measured after 'sha' (role "probe" or a calibration),
+ * into s->next_shas. */
+void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *role);
 int kb_perf_loop(struct kb_session *s, struct kb_target *t);
 int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res);

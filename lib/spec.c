@@ -9,6 +9,7 @@ void kb_spec_init(struct kb_spec *spec)
 	spec->confidence = 0.95;
 	spec->scale = 1.0;
 	spec->boot_fail = 's';
+	spec->build_ahead = 'a';
 }
 
 void kb_spec_release(struct kb_spec *spec)
@@ -66,6 +67,9 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "machine", json_loads(spec->machine, 0, &jerr));
 	if (spec->scale != 1.0)
 		json_object_set_new(o, "scale", json_real(spec->scale));
+	if (spec->build_ahead != 'a')
+		json_object_set_new(o, "build_ahead", json_string(spec->build_ahead == 'y' ?
+								  "on" : "off"));
 	if (spec->boot_fail == 'b')
 		json_object_set_new(o, "boot_failure", json_string("bad"));
 	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
@@ -117,6 +121,8 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 		spec->machine = json_dumps(json_object_get(o, "machine"), JSON_COMPACT);
 	if ((v = json_object_get(o, "scale")) && json_is_number(v))
 		spec->scale = json_number_value(v);
+	if ((v = json_object_get(o, "build_ahead")) && json_is_string(v))
+		spec->build_ahead = !strcmp(json_string_value(v), "on") ? 'y' : 'n';
 	if ((v = json_object_get(o, "boot_failure")) && json_is_string(v) &&
 	    !strcmp(json_string_value(v), "bad"))
 		spec->boot_fail = 'b';

@@ -45,6 +45,7 @@ struct vm_target {
 	/* the boot in progress */
 	virDomainPtr dom;
 	char *name, *dir, *data_path, *console_path;
+	char *console_kept;        /* where the console log stays afterwards */
 	char nonce[17];
 	struct kb_buf data;        /* data port text not consumed yet */
 	off_t data_off;
@@ -180,20 +181,19 @@ static void end_boot(struct vm_target *t, int keep_files)
 	if (t->dir && !keep_files) {
 		/* the console log is kept for the report; the scratch disk is not */
 		char *logs = kb_asprintf("%s/logs", t->statedir);
-		char *dst = kb_asprintf("%s/console-%s.log", logs, t->name);
 
 		if (kb_mkdir_p(logs, 0700) == 0)
-			rename(t->console_path, dst);
+			rename(t->console_path, t->console_kept);
 		kb_remove_tree(t->dir);
 		kb_error_clear();
 		free(logs);
-		free(dst);
 	}
 	free(t->name);
 	free(t->dir);
 	free(t->data_path);
 	free(t->console_path);
-	t->name = t->dir = t->data_path = t->console_path = NULL;
+	free(t->console_kept);
+	t->name = t->dir = t->data_path = t->console_path = t->console_kept = NULL;
 	kb_buf_release(&t->data);
 	t->data_off = 0;
 	t->done = 0;
@@ -530,13 +530,13 @@ static void set_fault(struct vm_target *t, const char *when, int hung, double se
 
 	if (why)
 		snprintf(t->base.fault, sizeof(t->base.fault), "the kernel failed %s: %s "
-			 "(console: %s)", when, why, t->console_path);
+			 "(console: %s)", when, why, t->console_kept);
 	else if (hung)
 		snprintf(t->base.fault, sizeof(t->base.fault), "the guest hung %s: no answer "
-			 "in %.0f s (console: %s)", when, seconds, t->console_path);
+			 "in %.0f s (console: %s)", when, seconds, t->console_kept);
 	else
 		snprintf(t->base.fault, sizeof(t->base.fault), "the VM ended %s without a "
-			 "sign of a panic (console: %s)", when, t->console_path);
+			 "sign of a panic (console: %s)", when, t->console_kept);
 	free(why);
 }
 
@@ -699,6 +699,7 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	t->dir = kb_asprintf("%s/vm/%s", t->statedir, t->name);
 	t->data_path = kb_asprintf("%s/data.log", t->dir);
 	t->console_path = kb_asprintf("%s/console.log", t->dir);
+	t->console_kept = kb_asprintf("%s/logs/console-%s.log", t->statedir, t->name);
 	make_nonce(t->nonce);
 	t->runs = job->runs;
 	t->next_run = 1;
@@ -818,7 +819,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 	char line[512], when[64];
 	enum wait_result w;
 	double start = kb_now();
-	int k = 0, st, ret;
+	int k = 0, st, ret, begun = 0;
 
 	memset(res, 0, sizeof(*res));
 	*found = 1;
@@ -829,8 +830,10 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 			       t->name, line, t->next_run);
 		goto out;
 	}
-	if (w == W_LINE)
+	if (w == W_LINE) {
+		begun = 1;
 		w = wait_line(t, &out, line, sizeof(line), t->timeout);
+	}
 	if (w == W_LINE && (sscanf(line, "RUN-END %d %d", &k, &st) != 2 || k != t->next_run)) {
 		ret = kb_error(KB_EINFRA, "the guest of %s said '%s', not the end of run %d",
 			       t->name, line, t->next_run);
@@ -840,7 +843,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 	if ((ret = write_output(rundir, &out)) < 0)
 		goto out;
 	if (w != W_LINE) {
-		set_fault(t, when, w == W_TIMEOUT, w == W_TIMEOUT ? t->timeout : 0);
+		set_fault(t, when, w == W_TIMEOUT, !begun ? IDLE_TIMEOUT : t->timeout);
 		res->outcome = KB_RUN_CRASHED;
 		snprintf(res->message, sizeof(res->message), "%s", base->fault);
 		end_boot(t, 0);

@@ -1,56 +1,72 @@
 #!/bin/sh
-# A demonstration of kbisect on a generated history, from a fresh checkout:
+# The demo: a real kernel bisection in VMs, from a fresh checkout.
 #
 #   sh tests/demo.sh
 #
-# installs the build dependencies (tests/install-deps.sh; set
-# KBISECT_DEMO_NO_DEPS=1 to skip that), builds, generates a 300-commit
-# history with merges and one planted culprit (tests/gen/genrepo, fixed
-# seed), bisects it with a pass/fail test, and checks that kbisect names
-# the planted commit.  Exit status 0 when it does, 1 when it does not.
+# installs what it needs (tests/install-deps.sh, which also starts libvirt's
+# daemons where no init system does; set KBISECT_DEMO_NO_DEPS=1 to skip
+# that), builds kbisect, makes the demo kernel history from Debian's
+# linux-source-6.1 (tests/kernel/demo-history.sh: 21 commits, one of which
+# makes file creation slower and one of which does not build), and runs
+#
+#   kbisect start demo-good demo-bad --bench demo-create --target vm-small
+#
+# which builds each kernel it needs, boots it in a libvirt VM (KVM where it
+# works, TCG where it does not), measures file creation with fio in the
+# guest, and ends with a report.  Exit status 0 when kbisect names the
+# injected culprit (demo-slow) with verdict "culprit", 1 otherwise.
+#
+# KBISECT_DEMO_DIR (default /var/tmp/kbisect-demo) keeps the history, the
+# database and the compiler cache, so that a second run is quick.
 set -eu
 
 cd "$(dirname "$0")/.."
 top=$(pwd)
-demo=${TMPDIR:-/tmp}/kbisect-demo
+base=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}
+demo=$base/linux
+db=$base/demo.db
 
 if [ "${KBISECT_DEMO_NO_DEPS:-}" != 1 ]; then
-	echo "== installing build dependencies (tests/install-deps.sh)"
+	echo "== installing what the demo needs (tests/install-deps.sh)"
 	sh tests/install-deps.sh >/dev/null
 fi
 
-echo "== building"
+echo "== building kbisect"
 make
 
-echo "== generating a history in $demo"
-rm -rf "$demo"
-gen=$(tests/gen/genrepo "$demo" --seed 1 --commits 300 --culprits random:1)
-echo "$gen"
-planted=$(echo "$gen" | awk '$1 == "culprit" { print $2; exit }')
-path=$(echo "$gen" | awk '$1 == "culprit" { print $3; exit }')
-merges=$(git -C "$demo" rev-list --merges --count bad)
-echo "$(git -C "$demo" rev-list --count good..bad) commits in good..bad, $merges of them merges"
+echo "== the demo kernel history in $demo"
+mkdir -p "$base"
+sh tests/kernel/demo-history.sh "$demo"
+slow=$(git -C "$demo" rev-parse demo-slow)
 
-echo "== kbisect start good bad --repo $demo --command 'test ! -e $path'"
+CCACHE_DIR=${CCACHE_DIR:-$base/ccache}
+export CCACHE_DIR
+
+# a new bisection each time; the builds stay in the cache
+"$top/kbisect" reset --repo "$demo" --db "$db" >/dev/null 2>&1 || true
+
+echo "== kbisect start demo-good demo-bad --bench demo-create --target vm-small"
+start=$(date +%s)
 set +e
-"$top/kbisect" start good bad --repo "$demo" --command "test ! -e $path"
+"$top/kbisect" start demo-good demo-bad --repo "$demo" --db "$db" \
+	--bench demo-create --target vm-small
 status=$?
 set -e
-echo "kbisect start exited with $status"
+echo "kbisect start exited with $status after $(( $(date +%s) - start )) s"
 
-found=$("$top/kbisect" status --json --repo "$demo" |
-	sed -n 's/^ *"culprit": "\([0-9a-f]*\)".*/\1/p')
-tested=$("$top/kbisect" status --json --repo "$demo" |
-	sed -n 's/^ *"tested": \([0-9]*\).*/\1/p')
+verdict=$("$top/kbisect" report --json --repo "$demo" --db "$db" |
+	sed -n 's/^  "verdict": "\([a-z-]*\)".*/\1/p')
+found=$("$top/kbisect" report --json --repo "$demo" --db "$db" |
+	awk '/"culprits"/ { c = 1 } c && /"commit"/ { gsub(/[",]/, "", $2); print $2; exit }')
 
 echo
 echo "== result"
-echo "genrepo planted: ${planted:-nothing} (the commit that adds $path)"
-echo "kbisect found:   ${found:-nothing} (after testing $tested commits)"
-echo "(the history stays in $demo: try '$top/kbisect report --repo $demo')"
-if [ "$status" -eq 0 ] && [ -n "$planted" ] && [ "$found" = "$planted" ]; then
-	echo "OK: kbisect found the planted commit"
+echo "injected: $slow (demo-slow: a delay in the create path of open(2))"
+echo "kbisect:  ${found:-nothing}, verdict ${verdict:-none}"
+echo "(the session stays in $db: kbisect report --repo $demo --db $db)"
+if [ "$verdict" = culprit ] && [ "$found" = "$slow" ]; then
+	echo "OK: kbisect found the injected culprit"
 	exit 0
 fi
-echo "FAILED: kbisect did not find the planted commit"
+echo "FAILED: kbisect did not name the injected culprit"
 exit 1

@@ -159,6 +159,36 @@ test_expect_success 'a new session after reset; reset also removes <db>.d of a -
 	test -f ../other.db
 '
 
+test_expect_success 'the options of start survive log and replay' '
+	cd repo &&
+	"$KBISECT" start $G $B --command "test ! -e $P" --no-run --db ../opts.db \
+		--scale 0.25 --boot-failure bad --build-ahead off --kconfig defconfig \
+		--target "$TEST_DIR/fixtures/vm-test.json" --build kernel 2>err &&
+	"$KBISECT" log --db ../opts.db >../opts.log &&
+	grep -- "--target libvirt --build kernel --kconfig defconfig --machine .*\"vcpus\":1" ../opts.log &&
+	grep -- "--scale 0.25 --boot-failure bad --build-ahead off --seed" ../opts.log &&
+	"$KBISECT" replay ../opts.log --db ../opts2.db 2>err &&
+	"$KBISECT" log --db ../opts2.db >../opts2.log &&
+	test_cmp ../opts.log ../opts2.log
+'
+
+test_expect_success 'a target that boots kernels needs kernel builds' '
+	cd repo &&
+	test_expect_code 1 "$KBISECT" start $G $B --command true --no-run --db ../vm.db \
+		--target libvirt --build none 2>err &&
+	grep "needs --build kernel" err &&
+	test_expect_code 1 "$KBISECT" start $G $B --command true --no-run --db ../vm.db \
+		--target nosuchmachine 2>err &&
+	grep "unknown target .nosuchmachine." err &&
+	echo "{\"target\": \"libvirt\", \"vcpu\": 2}" >../typo.json &&
+	test_expect_code 1 "$KBISECT" start $G $B --command true --no-run --db ../vm.db \
+		--target ../typo.json 2>err &&
+	grep "unknown key .vcpu." err &&
+	test_expect_code 2 "$KBISECT" start $G $B --command true --build-ahead maybe 2>err &&
+	test_expect_code 2 "$KBISECT" start $G $B --command true --boot-failure never 2>err &&
+	test_expect_code 2 "$KBISECT" start $G $B --command true --scale 0 2>err
+'
+
 # A test that runs fine twice, then exits 200; fixed afterwards.
 cat >stopper.sh <<EOF
 n=\$(cat $TRASH_DIRECTORY/count 2>/dev/null || echo 0)

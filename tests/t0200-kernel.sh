@@ -179,7 +179,28 @@ test_expect_success LIBVIRT 'a guest that hangs in the benchmark: stopped at its
 	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow~1)" &&
 	test "$(json_get r.json steps[0].decision)" = skip &&
 	grep "the guest hung in run 1: no answer in 5 s" err &&
+	json_get r.json steps[0].boot_error | grep "the guest hung in run 1" &&
 	no_vm_of demo-slow~1
+'
+
+test_expect_success LIBVIRT 'build ahead: the likely next kernels are built while one is tested' '
+	"$KBISECT" reset --db k.db &&
+	# an empty cache; the build directory stays, so builds are incremental
+	rm -rf k.db.cache &&
+	"$KBISECT" start demo-good demo-bad --repo "$DEMO" --db k.db --target "$VM" \
+		--command "$GUEST_TEST" --build-ahead on >rep 2>err &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
+	grep "building ahead: " err &&
+	ahead=$(sed -n "s/.*built \([0-9a-f]\{12\}\) ahead.*/\1/p" err) &&
+	test -n "$ahead" &&
+	hits=0 &&
+	for a in $ahead; do
+		if grep "found $a as .* in the cache" err; then hits=$((hits + 1)); fi
+	done &&
+	test $hits -ge 1 &&
+	test -d k.db.d/kbuild-ahead
 '
 
 test_done
