@@ -72,7 +72,9 @@ static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], s
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	/* make and the compilers stay in this group: stopping it stops them */
 	setpgid(0, 0);
+	kb_run_same_group = 1;
 	if (setpriority(PRIO_PROCESS, 0, 10) < 0) {}
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
 		_exit(0);

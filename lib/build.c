@@ -436,7 +436,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	}
 	/* keep the artifacts: a temporary directory renamed when complete */
-	tmp = kb_asprintf("%s.tmp", res->dir);
+	tmp = kb_asprintf("%s.tmp.%ld", res->dir, (long)getpid());
 	kb_remove_tree(tmp);
 	if ((ret = kb_mkdir_p(tmp, 0755)) < 0)
 		goto out;

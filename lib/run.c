@@ -16,13 +16,16 @@
 
 extern char **environ;
 
+int kb_run_same_group;
+
 /* In the forked child: set up and exec, or report why not on fd 'errfd'. */
 static void exec_child(const struct kb_run_spec *spec, int outfd, int errfd)
 {
 	int devnull = open("/dev/null", O_RDONLY);
 	size_t i;
 
-	setpgid(0, 0);
+	if (!kb_run_same_group)
+		setpgid(0, 0);
 	signal(SIGPIPE, SIG_DFL);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
@@ -74,7 +77,8 @@ static pid_t spawn(const struct kb_run_spec *spec, int outfd, struct kb_run_resu
 		exec_child(spec, outfd, pfd[1]);
 	}
 	close(pfd[1]);
-	setpgid(pid, pid);
+	if (!kb_run_same_group)
+		setpgid(pid, pid);
 	while ((n = read(pfd[0], &e, sizeof(e))) < 0 && errno == EINTR)
 		;
 	close(pfd[0]);

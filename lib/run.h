@@ -61,6 +61,10 @@ void kb_runner_kill_leftovers(const char *dir);
 /* Reap the runner child, if it is ours, without blocking for long. */
 void kb_runner_reap(pid_t pid);
 
+/* Set in a process whose commands must die with its process group (a
+ * child building ahead): commands are not given a group of their own. */
+extern int kb_run_same_group;
+
 /* Run a command to completion in the foreground, output to 'log' (NULL:
  * /dev/null).  For short helper commands, not for tests. */
 int kb_run_simple(const struct kb_run_spec *spec, const char *log,

@@ -182,10 +182,17 @@ static void end_boot(struct vm_target *t, int keep_files)
 		/* the console log is kept for the report; the scratch disk is not */
 		char *logs = kb_asprintf("%s/logs", t->statedir);
 
+		int code = kb_error_code();
+		char *msg = kb_strdup(kb_error_last());
+
+		/* best effort, and never in place of the error being returned */
 		if (kb_mkdir_p(logs, 0700) == 0)
 			rename(t->console_path, t->console_kept);
 		kb_remove_tree(t->dir);
 		kb_error_clear();
+		if (code)
+			kb_error(code, "%s", msg);
+		free(msg);
 		free(logs);
 	}
 	free(t->name);

@@ -183,6 +183,47 @@ test_expect_success LIBVIRT 'a guest that hangs in the benchmark: stopped at its
 	no_vm_of demo-slow~1
 '
 
+test_expect_success LIBVIRT 'a VM that cannot start: tried again, then an error, nothing marked' '
+	"$KBISECT" reset --db k.db &&
+	sed "s/\"memory_mib\": [0-9]*/\"memory_mib\": 900000000/" "$VM" >huge.json &&
+	test_expect_code 1 "$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db \
+		--target "$TRASH_DIRECTORY/huge.json" --command true >rep 2>err &&
+	grep "did not start" err &&
+	grep "kbisect start: cannot start the VM kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 demo-slow~1)-b1" err &&
+	"$KBISECT" status --json --db k.db >st.json &&
+	test "$(json_get st.json tested)" = 0 &&
+	no_vm_of demo-slow~1
+'
+
+# Each built-in benchmark, made small, in the guest: two boots of two
+# commits, and a number from every run.
+for b in emptyfiles500k untar fio-randwrite-fsync creat-clo
+do
+	test_expect_success LIBVIRT "built-in benchmark $b runs in the guest" '
+		sed "s/\"runs_per_boot\": [0-9]*/\"runs_per_boot\": 2/" \
+			"$TEST_DIR/../configs/benchmarks/$b.json" >$b.json &&
+		"$KBISECT" compare demo-slow~1 demo-slow --repo "$DEMO" --db k.db -n 2 \
+			--target "$VM" --bench "$TRASH_DIRECTORY/$b.json" --scale 0.01 --json \
+			>$b.out 2>$b.err || test $? = 3 &&
+		test "$(json_get $b.out runs_total)" = 8 &&
+		test "$(json_get $b.out accel)" = tcg &&
+		test "$(json_get $b.out bench)" = $b
+	'
+done
+
+test_expect_success LIBVIRT 'KVM is tried once per host, and the answer kept' '
+	"$KBISECT" reset --db k.db &&
+	rm -rf .cache &&
+	env -u KBISECT_ACCEL "$KBISECT" compare demo-slow~1 demo-slow --repo "$DEMO" \
+		--db k.db -n 2 --target "$VM" --bench "$TRASH_DIRECTORY/untar.json" \
+		--scale 0.02 --json >probe.out 2>probe.err || test $? = 3 &&
+	grep "trying KVM on this host" probe.err &&
+	accel=$(sed -n "s|^qemu:///system \([a-z]*\) [0-9]*\$|\1|p" .cache/kbisect/accel) &&
+	test "$accel" = kvm || test "$accel" = tcg &&
+	test "$(json_get probe.out accel)" = "$accel" &&
+	test "$(grep -c "trying KVM" probe.err)" = 1
+'
+
 test_expect_success LIBVIRT 'build ahead: the likely next kernels are built while one is tested' '
 	"$KBISECT" reset --db k.db &&
 	# an empty cache; the build directory stays, so builds are incremental
