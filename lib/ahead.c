@@ -3,14 +3,15 @@
  * likely to be tested next are built in a child process, so that the
  * bisection does not wait on the compiler.
  *
- * The child has a work tree and a build directory of its own (src-ahead,
- * kbuild-ahead, kept between builds like the main ones), runs at a lower
- * priority, and puts what it builds in the cache of finished builds, where
- * the main loop finds it.  It holds a lock on kbuild-ahead.lock, so that a
- * child left behind by a kbisect that died is never joined by a second
- * one.  The main loop waits for a running child before it builds anything
- * itself (the child usually builds the very commit it needs), and writes
- * one event per commit built ahead.
+ * The child builds in the session's own work tree and build directory,
+ * which the main loop does not use while it boots and measures, so every
+ * build stays incremental; it runs at a lower priority, and puts what it
+ * builds in the cache of finished builds, where the main loop finds it.
+ * A build holds a lock on its build directory (build.c), so a child left
+ * behind by a kbisect that died and a new build never share one.  Before
+ * the main loop builds anything itself, it waits for the child when the
+ * child builds the commit it needs and stops it otherwise; it writes one
+ * event per commit built ahead.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,8 +66,6 @@ static char *result_path(struct kb_session *s, const char *sha)
 static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], size_t n,
 		  int jobs)
 {
-	char *lock = kb_asprintf("%s/kbuild-ahead.lock", s->statedir);
-	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	git_repository *repo = NULL;
 	size_t i;
 
@@ -76,17 +75,15 @@ static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], s
 	setpgid(0, 0);
 	kb_run_same_group = 1;
 	if (setpriority(PRIO_PROCESS, 0, 10) < 0) {}
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
-		_exit(0);
 	if (git_repository_open(&repo, s->spec.repo) < 0)
 		_exit(1);
 	for (i = 0; i < n; i++) {
 		struct kb_build_result res;
 		struct kb_build_opts o;
-		char *work = kb_asprintf("%s/src-ahead", s->statedir);
-		char *bdir = kb_asprintf("%s/kbuild-ahead", s->statedir);
+		char *work = kb_asprintf("%s/src", s->statedir);
+		char *bdir = kb_asprintf("%s/kbuild", s->statedir);
 		char *cache = kb_session_cache_dir(s);
-		char *logs = kb_asprintf("%s/logs/ahead", s->statedir);
+		char *logs = kb_asprintf("%s/logs", s->statedir);
 		char *out = result_path(s, shas[i]), *text;
 		git_oid oid;
 		int ret;
@@ -157,11 +154,23 @@ void kb_ahead_poll(struct kb_session *s)
 
 void kb_ahead_wait(struct kb_session *s, const char *sha)
 {
+	size_t i;
+	int wanted = 0;
+
 	if (s->ahead_pid <= 0)
 		return;
 	kb_ahead_poll(s);
 	if (s->ahead_pid <= 0)
 		return;
+	for (i = 0; i < s->ahead_n; i++)
+		wanted |= !strcmp(s->ahead_shas[i], sha);
+	if (!wanted) {
+		/* a guess that did not come true: the build needed now goes first */
+		kb_session_say(s, KB_SAY_INFO, "stopping the build ahead: %.12s is needed "
+			       "first", sha);
+		kb_ahead_stop(s);
+		return;
+	}
 	kb_session_say(s, KB_SAY_INFO, "waiting for the build ahead to finish before "
 		       "building %.12s", sha);
 	while (waitpid(s->ahead_pid, NULL, 0) < 0 && errno == EINTR)

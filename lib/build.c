@@ -2,9 +2,11 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -368,10 +370,10 @@ out:
 int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		    const struct kb_build_opts *o, struct kb_build_result *res)
 {
-	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL;
+	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL, *lockp = NULL;
 	struct kb_run_result rr;
 	double start = kb_now();
-	int ret;
+	int ret, lockfd = -1;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(sha, sizeof(sha), commit);
@@ -401,6 +403,16 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		}
 		kb_error_clear();
 	}
+	/* one build at a time in a build directory: a build ahead, a build
+	 * of the main loop, a 'kbisect build' */
+	lockp = kb_asprintf("%s.lock", o->builddir);
+	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (lockfd < 0) {
+		ret = kb_error_errno(KB_EINFRA, "cannot open %s", lockp);
+		goto out;
+	}
+	while (flock(lockfd, LOCK_EX) < 0 && errno == EINTR)
+		;
 	if ((ret = kb_worktree_checkout(repo, o->workdir, commit)) < 0 ||
 	    (ret = kb_mkdir_p(o->builddir, 0755)) < 0)
 		goto out;
@@ -492,6 +504,9 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	evict(o, res->key);
 out:
+	if (lockfd >= 0)
+		close(lockfd);
+	free(lockp);
 	free(log);
 	free(tmp);
 	free(p);

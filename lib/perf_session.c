@@ -377,6 +377,16 @@ void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *
 			git_oid_tostr(s->next_shas[s->n_next++], 41, &s->dag.oid[next.commit]);
 		kb_error_clear();
 		kb_next_release(&next);
+	} else if (!strcmp(role, "skipped")) {
+		struct kb_perf_out out;
+
+		/* 'sha' did not build: the next thing to measure is known */
+		if (decide(s, &out, 0) == 0) {
+			if (out.kind == KB_PERF_RUN)
+				memcpy(s->next_shas[s->n_next++], out.sha, 41);
+			json_decref(out.verdict);
+		}
+		kb_error_clear();
 	} else if (!strcmp(role, "probe")) {
 		double g = median_of(s, s->spec.good_shas.v[0]), b = median_of(s, s->spec.bad_sha);
 

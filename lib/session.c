@@ -643,6 +643,20 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	*boot = kb_session_next_boot(s, sha);
 	if (!strcmp(s->spec.build, "kernel")) {
 		ret = kernel_build(s, t, sha);
+		if (ret == 1 && s->n_next && kb_session_refresh(s) == 0) {
+			/* skipped: what comes next is known now */
+			if (s->spec.bench.has_metric) {
+				kb_perf_next_candidates(s, sha, "skipped");
+			} else {
+				struct kb_next next;
+
+				s->n_next = 0;
+				if (kb_session_next(s, &next) == 0 && next.kind == KB_NEXT_TEST)
+					hex_of(s->next_shas[s->n_next++], &s->dag.oid[next.commit]);
+				kb_next_release(&next);
+			}
+			kb_error_clear();
+		}
 		/* while this one is tested, build the next ones */
 		kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
