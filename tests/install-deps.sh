@@ -11,7 +11,7 @@ PACKAGES="$PACKAGES linux-source-6.1 xz-utils flex bison bc libelf-dev libssl-de
 ccache cpio kmod"
 # VMs: libvirt with QEMU, and what the guests use from the host's root
 PACKAGES="$PACKAGES libvirt-daemon-system libvirt-clients qemu-system-x86 fio
-e2fsprogs busybox-static"
+e2fsprogs busybox-static procps"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=
