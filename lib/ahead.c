@@ -80,23 +80,13 @@ static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], s
 	for (i = 0; i < n; i++) {
 		struct kb_build_result res;
 		struct kb_build_opts o;
-		char *work = kb_asprintf("%s/src", s->statedir);
-		char *bdir = kb_asprintf("%s/kbuild", s->statedir);
-		char *cache = kb_session_cache_dir(s);
-		char *logs = kb_asprintf("%s/logs", s->statedir);
 		char *out = result_path(s, shas[i]), *text;
 		git_oid oid;
 		int ret;
 
-		memset(&o, 0, sizeof(o));
-		o.kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
-		o.fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-		o.target = t->ops->name;
-		o.workdir = work;
-		o.builddir = bdir;
-		o.cache_dir = cache;
-		o.log_dir = logs;
-		o.cache_limit = 4ULL << 30;
+		/* the session's own build directory: no build of the main loop
+		 * runs beside this one (see the top of this file) */
+		kb_session_build_opts(s, t, &o);
 		o.jobs = jobs;
 		git_oid_fromstr(&oid, shas[i]);
 		ret = kb_build_kernel(repo, &oid, &o, &res);
@@ -106,10 +96,7 @@ static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], s
 		kb_write_file_atomic(out, text, strlen(text), 0600);
 		free(text);
 		free(out);
-		free(work);
-		free(bdir);
-		free(cache);
-		free(logs);
+		kb_session_build_opts_release(&o);
 		if (ret < 0)
 			break;
 	}

@@ -491,33 +491,41 @@ static void build_progress(void *ctx, const char *what, double seconds, long lin
 			       "%.0f s", what, lines, seconds);
 }
 
+void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
+	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
+	o->target = t->ops->name;
+	o->workdir = kb_asprintf("%s/src", s->statedir);
+	o->builddir = kb_asprintf("%s/kbuild", s->statedir);
+	o->cache_dir = kb_session_cache_dir(s);
+	o->log_dir = kb_asprintf("%s/logs", s->statedir);
+	o->cache_limit = 4ULL << 30;
+}
+
+void kb_session_build_opts_release(struct kb_build_opts *o)
+{
+	free((char *)o->workdir);
+	free((char *)o->builddir);
+	free((char *)o->cache_dir);
+	free((char *)o->log_dir);
+}
+
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res)
 {
 	struct kb_build_opts o;
 	git_oid oid;
-	char *work = kb_asprintf("%s/src", s->statedir), *bdir = kb_asprintf("%s/kbuild", s->statedir);
-	char *cache = kb_session_cache_dir(s), *logs = kb_asprintf("%s/logs", s->statedir);
 	int ret;
 
-	memset(&o, 0, sizeof(o));
-	o.kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
-	o.fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-	o.target = t->ops->name;
-	o.workdir = work;
-	o.builddir = bdir;
-	o.cache_dir = cache;
-	o.log_dir = logs;
-	o.cache_limit = 4ULL << 30;
+	kb_session_build_opts(s, t, &o);
 	o.progress = build_progress;
 	o.ctx = s;
 	git_oid_fromstr(&oid, sha);
 	kb_session_say(s, KB_SAY_INFO, "building %.12s", sha);
 	ret = kb_build_kernel(s->repo, &oid, &o, res);
-	free(work);
-	free(bdir);
-	free(cache);
-	free(logs);
+	kb_session_build_opts_release(&o);
 	return ret;
 }
 

@@ -31,6 +31,12 @@ void kb_session_target_info(struct kb_session *s, json_t *o);
 /* How many builds ran (cache hits left out). */
 size_t kb_session_builds_total(struct kb_session *s);
 
+struct kb_build_opts;
+/* The options of a kernel build of this session for target 't' (its work
+ * tree, build directory, cache and logs); release them after. */
+void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o);
+void kb_session_build_opts_release(struct kb_build_opts *o);
+
 /* Where finished kernel builds are kept for this database. */
 char *kb_session_cache_dir(struct kb_session *s);
 
