@@ -104,6 +104,7 @@ int cmd_log(int argc, char **argv);
 int cmd_replay(int argc, char **argv);
 int cmd_mark(int argc, char **argv);
 int cmd_reset(int argc, char **argv);
+int cmd_target(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_build(int argc, char **argv);

@@ -253,8 +253,9 @@ static int load_machine(const char *name, json_t **out)
 	}
 	free(dirs);
 	if (!path)
-		return kb_error(KB_EINVAL, "unknown target '%s': use local, libvirt[:URI], or "
-				"a machine file (a name in configs/machines/ or a path)", name);
+		return kb_error(KB_EINVAL, "unknown target '%s': use local, libvirt[:URI], "
+				"ssh://[user@]host[:port], or a machine file (a name in "
+				"configs/machines/ or a path)", name);
 	if (!(*out = json_load_file(path, 0, &jerr)))
 		ret = kb_error(KB_EINVAL, "machine file %s: %s (line %d)", path, jerr.text,
 			       jerr.line);
@@ -262,30 +263,58 @@ static int load_machine(const char *name, json_t **out)
 		ret = kb_error(KB_EINVAL, "machine file %s has no \"target\" (e.g. "
 			       "\"libvirt\")", path);
 	else {
-		static const char *const ints[] = { "memory_mib", "vcpus", "scratch_mib",
-						    "boot_timeout", NULL };
+		/* every key of every target, and what its value is */
+		static const struct { const char *key; char type; } keys[] = {
+			{ "name", 's' }, { "description", 's' }, { "target", 's' },
+			{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
+			{ "boot_timeout", 'n' }, { "pool", 's' },
+			{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
+			{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
+			{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
+			{ "scratch_dev", 's' }, { "scratch_dir", 's' },
+		};
 		const char *key;
 		json_t *v;
-		size_t i;
+		size_t i, k;
 
 		json_object_foreach(*out, key, v) {
-			int known = !strcmp(key, "name") || !strcmp(key, "description") ||
-				    !strcmp(key, "target");
+			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+				if (!strcmp(key, keys[k].key))
+					break;
+			if (k == sizeof(keys) / sizeof(keys[0])) {
+				struct kb_buf known = KB_BUF_INIT;
 
-			for (i = 0; ints[i]; i++)
-				if (!strcmp(key, ints[i])) {
-					known = 1;
-					if (!json_is_integer(v) || json_integer_value(v) <= 0) {
-						ret = kb_error(KB_EINVAL, "machine file %s: %s "
-							       "must be a positive integer",
-							       path, key);
-						break;
-					}
-				}
-			if (!known)
+				for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+					kb_buf_addf(&known, "%s%s", i ? ", " : "", keys[i].key);
 				ret = kb_error(KB_EINVAL, "machine file %s: unknown key \"%s\" "
-					       "(known: name, description, target, memory_mib, "
-					       "vcpus, scratch_mib, boot_timeout)", path, key);
+					       "(known: %s)", path, key, known.ptr);
+				kb_buf_release(&known);
+				break;
+			}
+			switch (keys[k].type) {
+			case 's':
+				if (!json_is_string(v))
+					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
+						       "string", path, key);
+				break;
+			case 'n':
+			case 'z':
+				if (!json_is_integer(v) || json_integer_value(v) < (keys[k].type == 'n'))
+					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
+						       "%s integer", path, key,
+						       keys[k].type == 'n' ? "positive" : "non-negative");
+				break;
+			case 'a':
+				for (i = 0; json_is_array(v) && i < json_array_size(v); i++)
+					if (!json_is_string(json_array_get(v, i)))
+						break;
+				if (!json_is_array(v) || !json_array_size(v) ||
+				    i < json_array_size(v))
+					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
+						       "command: a list of strings (its argv)", path,
+						       key);
+				break;
+			}
 			if (ret < 0)
 				break;
 		}
@@ -308,14 +337,15 @@ int kb_set_target(struct kb_spec *spec, const char *target)
 	free(spec->machine);
 	spec->target = spec->machine = NULL;
 	if (!strcmp(target, "local") || !strcmp(target, "libvirt") ||
-	    !strncmp(target, "libvirt:", 8)) {
+	    !strncmp(target, "libvirt:", 8) || !strncmp(target, "ssh://", 6)) {
 		spec->target = kb_strdup(target);
 		return 0;
 	}
 	if ((ret = load_machine(target, &m)) < 0)
 		return ret;
 	t = json_string_value(json_object_get(m, "target"));
-	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8)) {
+	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
+	    strncmp(t, "ssh://", 6)) {
 		json_decref(m);
 		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", target, t);
 	}

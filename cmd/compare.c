@@ -67,7 +67,7 @@ int cmd_compare(int argc, char **argv)
 	struct kb_strv args = KB_STRV_INIT;
 	const char *bench = NULL, *target = "local", *build = NULL, *kconfig = NULL;
 	double boots = 3, seed = 1, scale = 1;
-	int as_json = 0, ret;
+	int as_json = 0, accept_new = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
 		  "benchmark with a metric: a name from configs/benchmarks/ or a JSON file" },
@@ -75,7 +75,11 @@ int cmd_compare(int argc, char **argv)
 		{ "json", OPT_FLAG, &as_json, NULL, "print one JSON object" },
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_STRING, &target, "SPEC",
-		  "where to test: local (default), libvirt[:URI], or a machine file" },
+		  "where to test: local (default), libvirt[:URI], ssh://[user@]host[:port], "
+		  "or a machine file" },
+		{ "accept-new-host-key", OPT_FLAG, &accept_new, NULL,
+		  "ssh target: accept the key of a host that is not in known_hosts yet "
+		  "(never a changed key) and add it there" },
 		{ "build", OPT_STRING, &build, "SPEC",
 		  "kernel (the default in a kernel tree with a target that boots), none, "
 		  "or a shell command run before each boot" },
@@ -156,6 +160,7 @@ int cmd_compare(int argc, char **argv)
 		goto fail;
 	s.progress = &kb_stderr_progress;
 	s.guest_init = kb_guest_init();
+	s.accept_new_host_key = accept_new;
 	s.stop = &kb_stop_requested;
 	kb_install_signals();
 	if (kb_session_run(&s) < 0 || kb_session_report(&s, &r) < 0) {

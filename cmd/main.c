@@ -23,6 +23,7 @@ static const struct {
 	{ "compare", cmd_compare, "measure two commits side by side" },
 	{ "report", cmd_report, "the verdict, the culprit and the evidence" },
 	{ "reset", cmd_reset, "end the session and clean up" },
+	{ "target", cmd_target, "check that a target answers (host key, login, libvirt)" },
 };
 
 static void usage(FILE *to)

@@ -11,7 +11,14 @@ static const struct kb_cmd_help help = {
 int cmd_resume(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
-	struct kb_opt opts[] = { KB_CTX_OPTS(&c), { 0 } };
+	int accept_new = 0;
+	struct kb_opt opts[] = {
+		KB_CTX_OPTS(&c),
+		{ "accept-new-host-key", OPT_FLAG, &accept_new, NULL,
+		  "ssh target: accept the key of a host that is not in known_hosts yet "
+		  "(never a changed key) and add it there" },
+		{ 0 }
+	};
 	struct kb_session s;
 	int ret;
 
@@ -19,6 +26,7 @@ int cmd_resume(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	if ((ret = kb_open_session(&c, &s, KB_STORE_LOCK, 0, "resume")))
 		return ret;
+	s.accept_new_host_key = accept_new;
 	ret = kb_run_session(&s, "resume");
 	kb_session_release(&s);
 	kb_ctx_release(&c);

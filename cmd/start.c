@@ -66,7 +66,7 @@ int cmd_start(int argc, char **argv)
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto";
 	double confidence = 0.95, seed = 0, scale = 1;
-	int first_parent = 0, no_run = 0, ret;
+	int first_parent = 0, no_run = 0, accept_new = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
 		  "benchmark: a name from configs/benchmarks/ or a JSON file" },
@@ -75,8 +75,12 @@ int cmd_start(int argc, char **argv)
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_STRING, &target, "SPEC",
 		  "where to test: local (default: this machine, no boot), libvirt[:URI] "
-		  "(a VM per boot, default URI qemu:///system), or a machine file from "
-		  "configs/machines/ (memory, vCPUs, scratch disk)" },
+		  "(a VM per boot, default URI qemu:///system), ssh://[user@]host[:port] "
+		  "(a real machine, switched to each kernel), or a machine file from "
+		  "configs/machines/" },
+		{ "accept-new-host-key", OPT_FLAG, &accept_new, NULL,
+		  "ssh target: accept the key of a host that is not in known_hosts yet "
+		  "(never a changed key) and add it there" },
 		{ "build", OPT_STRING, &build, "SPEC",
 		  "kernel (the default in a kernel tree), none (elsewhere), or a shell "
 		  "command run before each test; a failed build skips the commit" },
@@ -171,6 +175,7 @@ int cmd_start(int argc, char **argv)
 		goto fail;
 	if ((ret = kb_session_load(&s, c.store, c.statedir, 0)) < 0)
 		goto fail;
+	s.accept_new_host_key = accept_new;
 	fprintf(stderr, "kbisect: session %lld, %zu commits in range, database %s\n",
 		(long long)id, s.dag.g.n, c.db_path);
 	if (no_run) {

@@ -101,12 +101,17 @@ static int cache_key(git_repository *repo, const git_oid *commit,
 		return kb_error(KB_ERROR, "cannot read the commit to build");
 	git_oid_tostr(tree, sizeof(tree), git_commit_tree_id(c));
 	git_commit_free(c);
-	kb_buf_addf(&in, "tree %s\nbase %s\n", tree, o->kconfig);
+	kb_buf_addf(&in, "tree %s\nbase %s\n", tree,
+		    strrchr(o->kconfig, '/') ? strrchr(o->kconfig, '/') + 1 : o->kconfig);
 	if (strchr(o->kconfig, '/') && (ret = kb_read_file(o->kconfig, &in, 64 << 20)) < 0)
 		goto out;
 	fragments(o, &frags);
 	for (i = 0; i < frags.n; i++) {
-		kb_buf_addf(&in, "\nfragment %s\n", frags.v[i]);
+		/* its name and text, not where it is: another checkout of
+		 * kbisect builds the same kernel */
+		const char *slash = strrchr(frags.v[i], '/');
+
+		kb_buf_addf(&in, "\nfragment %s\n", slash ? slash + 1 : frags.v[i]);
 		if ((ret = kb_read_file(frags.v[i], &in, 1 << 20)) < 0)
 			goto out;
 	}

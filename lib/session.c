@@ -823,6 +823,7 @@ static int open_target(struct kb_session *s, struct kb_target **t)
 	tenv.session_name = name;
 	tenv.machine = s->spec.machine;
 	tenv.guest_init = s->guest_init;
+	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
 	ret = kb_target_open(t, s->spec.target, &tenv);
@@ -925,10 +926,16 @@ int kb_session_end(struct kb_session *s)
 	if (strcmp(s->spec.target, "local")) {
 		struct kb_target *t = NULL;
 
-		/* VMs and the like that a crash left behind */
+		/* VMs and the like that a crash left behind; a host that does
+		 * not answer keeps its files, and the session still ends */
 		if ((ret = open_target(s, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
 			kb_target_close(t);
-			return ret;
+			if (strncmp(s->spec.target, "ssh://", 6))
+				return ret;
+			kb_session_say(s, KB_SAY_WARN, "the files of this session stay on the "
+				       "host (%s)", kb_error_last());
+			kb_error_clear();
+			t = NULL;
 		}
 		kb_target_close(t);
 	}

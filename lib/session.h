@@ -71,6 +71,7 @@ struct kb_session {
 	char *build_dir;                 /* artifacts of the kernel booted now */
 	char *build_release;             /* and its 'uname -r' */
 	const char *guest_init;          /* guests/init, for targets that boot */
+	int accept_new_host_key;         /* ssh: this once, accept an unknown host key */
 #define KB_AHEAD_MAX 4
 	int ahead_pid;                   /* the child building ahead, or 0 */
 	char ahead_shas[KB_AHEAD_MAX][41]; /* what it builds */

@@ -8,6 +8,7 @@
 static const struct kb_target_ops *const backends[] = {
 	&kb_target_local,
 	&kb_target_libvirt,
+	&kb_target_ssh,
 };
 
 int kb_target_open(struct kb_target **out, const char *spec,
@@ -19,7 +20,7 @@ int kb_target_open(struct kb_target **out, const char *spec,
 		if (strlen(backends[i]->name) == len &&
 		    !strncmp(backends[i]->name, spec, len))
 			return backends[i]->open(out, spec, env);
-	return kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local, libvirt[:URI], or a machine file)", spec);
+	return kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local, libvirt[:URI], ssh://[user@]host[:port], or a machine file)", spec);
 }
 
 void kb_target_close(struct kb_target *t)

@@ -26,6 +26,7 @@
 #include <sys/types.h>
 
 #include "run.h"
+#include "util.h"
 
 struct kb_target_env {
 	git_repository *repo;
@@ -33,6 +34,7 @@ struct kb_target_env {
 	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
 	const char *machine;      /* JSON of the machine file, or NULL */
 	const char *guest_init;   /* path of guests/init on this machine */
+	int accept_new_host_key;  /* ssh: add an unknown host key to known_hosts */
 	void (*say)(void *ctx, const char *msg); /* progress, may be NULL */
 	void *say_ctx;
 };
@@ -63,6 +65,8 @@ struct kb_target_ops {
 			struct kb_run_result *res, int *found);
 	int (*cleanup)(struct kb_target *t);
 	void (*close)(struct kb_target *t);
+	/* What the target is, for 'kbisect target': lines of text (may be NULL) */
+	int (*describe)(struct kb_target *t, struct kb_buf *out);
 };
 
 struct kb_target {
@@ -76,6 +80,7 @@ struct kb_target {
 
 extern const struct kb_target_ops kb_target_local;
 extern const struct kb_target_ops kb_target_libvirt;
+extern const struct kb_target_ops kb_target_ssh;
 
 /* Open the backend that 'spec' names ("local", ...). */
 int kb_target_open(struct kb_target **out, const char *spec,

@@ -11,11 +11,20 @@
  * KVM is used where it boots: the first boot on a host (a libvirt URI)
  * tries it with a short deadline, and the answer is remembered in
  * ~/.cache/kbisect/accel.  Where it hangs (nested KVM often does), TCG.
+ *
+ * A URI with a host (qemu+ssh://host/system) is a remote libvirt: nothing
+ * of this machine's file system is there.  The kernel, the scratch disk
+ * and the job go to volumes of a storage pool of that libvirt (uploaded
+ * through the connection), the job as a shell script on a second disk that
+ * the guest's /bin/sh runs as init (guests/init with the job in front of
+ * it), and both serial ports are read through the connection (consoles
+ * opened before the guest runs) into the same files as for a local VM.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,10 +41,24 @@
 #define RUN_TIMEOUT_DEFAULT 3600.0
 #define IDLE_TIMEOUT 120.0
 
+enum { VOL_KERNEL, VOL_SCRATCH, VOL_JOB, NVOLS };
+
+/* A serial port of a remote guest, copied into a local file by a thread. */
+struct port_reader {
+	virStreamPtr st;
+	int fd;
+	pthread_t thread;
+	int started;
+	volatile int ended;
+};
+
 struct vm_target {
 	struct kb_target base;
 	char *uri;                 /* NULL: the default, qemu:///system */
 	virConnectPtr conn;
+	int remote;                /* the URI names another host */
+	char *pool_name;           /* remote: where volumes go */
+	virStoragePoolPtr pool;
 	char *statedir, *prefix, *guest_init;
 	long memory_mib, vcpus, scratch_mib;
 	double boot_timeout;
@@ -51,7 +74,16 @@ struct vm_target {
 	off_t data_off;
 	int runs, next_run, done;
 	double timeout, last_progress;
+
+	/* remote: the volumes and the serial ports of the boot */
+	virStorageVolPtr vol[NVOLS];
+	char *vol_path[NVOLS];
+	struct port_reader port[2];
 };
+
+static const char *const vol_suffix[NVOLS] = { "kernel", "scratch", "job" };
+
+static void xml_add(struct kb_buf *b, const char *s);
 
 static void quiet_errors(void *ctx, virErrorPtr err)
 {
@@ -106,6 +138,36 @@ static long machine_int(json_t *m, const char *key, long def)
 	return json_is_integer(v) ? (long)json_integer_value(v) : def;
 }
 
+/* A URI that names a host ("qemu+ssh://host/system") is another machine's
+ * libvirt; "qemu:///system" and "qemu+unix:///system" are this one's. */
+static int uri_is_remote(const char *uri)
+{
+	const char *p = uri ? strstr(uri, "://") : NULL;
+
+	return p && p[3] && p[3] != '/';
+}
+
+/* The storage pool of a remote libvirt that takes the volumes of a boot. */
+static int open_pool(struct vm_target *t)
+{
+	int active;
+
+	t->pool = virStoragePoolLookupByName(t->conn, t->pool_name);
+	if (!t->pool)
+		return kb_error(KB_EINFRA, "libvirt at %s has no storage pool '%s' for the "
+				"kernels and disks of the VMs: make one (virsh -c '%s' "
+				"pool-define-as %s dir --target /var/lib/libvirt/images; virsh "
+				"-c '%s' pool-start %s), or name another with \"pool\" in the "
+				"machine file", t->uri, t->pool_name, t->uri, t->pool_name,
+				t->uri, t->pool_name);
+	active = virStoragePoolIsActive(t->pool);
+	if (active != 1)
+		return kb_error(KB_EINFRA, "the storage pool '%s' of libvirt at %s is not "
+				"active: virsh -c '%s' pool-start %s", t->pool_name, t->uri,
+				t->uri, t->pool_name);
+	return 0;
+}
+
 static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env)
 {
 	struct vm_target *t;
@@ -137,10 +199,18 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 	t->vcpus = machine_int(m, "vcpus", 2);
 	t->scratch_mib = machine_int(m, "scratch_mib", 4096);
 	t->boot_timeout = (double)machine_int(m, "boot_timeout", 180);
+	t->remote = uri_is_remote(t->uri);
+	t->port[0].fd = t->port[1].fd = -1;
+	if (t->remote) {
+		json_t *pool = m ? json_object_get(m, "pool") : NULL;
+
+		t->pool_name = kb_strdup(json_is_string(pool) ? json_string_value(pool) : "default");
+	}
 	t->say = env->say;
 	t->say_ctx = env->say_ctx;
 	json_decref(m);
 	if (t->memory_mib < 64 || t->vcpus < 1 || t->scratch_mib < 16 || t->boot_timeout < 5) {
+		free(t->pool_name);
 		free(t->uri);
 		free(t->statedir);
 		free(t->prefix);
@@ -160,6 +230,15 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 		t->base.ops->close(&t->base);
 		return ret;
 	}
+	if (t->remote && open_pool(t) < 0) {
+		int code = kb_error_code();
+		char *msg = kb_strdup(kb_error_last());
+
+		t->base.ops->close(&t->base);
+		kb_error(code, "%s", msg);
+		free(msg);
+		return -1;
+	}
 	*out = &t->base;
 	return 0;
 }
@@ -174,10 +253,158 @@ static void destroy(virDomainPtr dom)
 	virDomainFree(dom);
 }
 
+/* ---- remote: volumes and serial ports ------------------------------------ */
+
+static void delete_volume(virStorageVolPtr vol)
+{
+	if (!vol)
+		return;
+	virStorageVolDelete(vol, 0);
+	virStorageVolFree(vol);
+}
+
+/*
+ * A raw volume "<name>.<suffix>" of 'size' bytes in the pool, with 'data'
+ * uploaded to its start (none when 'data' is NULL: a sparse disk).  A
+ * volume of that name left by an earlier kbisect is replaced.
+ */
+static int make_volume(struct vm_target *t, int which, unsigned long long size,
+		       const char *data, size_t len)
+{
+	struct kb_buf xml = KB_BUF_INIT;
+	char *vname = kb_asprintf("%s.%s", t->name, vol_suffix[which]);
+	virStorageVolPtr old = virStorageVolLookupByName(t->pool, vname);
+	virStreamPtr st = NULL;
+	int ret = 0;
+
+	delete_volume(old);
+	kb_buf_adds(&xml, "<volume><name>");
+	xml_add(&xml, vname);
+	kb_buf_addf(&xml, "</name><capacity unit='bytes'>%llu</capacity><allocation "
+		    "unit='bytes'>0</allocation><target><format type='raw'/></target></volume>",
+		    size);
+	t->vol[which] = virStorageVolCreateXML(t->pool, xml.ptr, 0);
+	if (!t->vol[which]) {
+		ret = kb_error(KB_EINFRA, "cannot make the volume %s in the pool '%s' of %s: %s",
+			       vname, t->pool_name, t->uri, virt_msg());
+		goto out;
+	}
+	if (!(t->vol_path[which] = virStorageVolGetPath(t->vol[which]))) {
+		ret = kb_error(KB_EINFRA, "no path for the volume %s: %s", vname, virt_msg());
+		goto out;
+	}
+	if (data && len) {
+		size_t off = 0;
+
+		st = virStreamNew(t->conn, 0);
+		if (!st || virStorageVolUpload(t->vol[which], st, 0, len, 0) < 0) {
+			ret = kb_error(KB_EINFRA, "cannot upload to the volume %s: %s", vname,
+				       virt_msg());
+			goto out;
+		}
+		while (off < len) {
+			int n = virStreamSend(st, data + off, len - off > 262144 ? 262144 : len - off);
+
+			if (n < 0) {
+				ret = kb_error(KB_EINFRA, "upload to the volume %s failed: %s",
+					       vname, virt_msg());
+				virStreamAbort(st);
+				goto out;
+			}
+			off += (size_t)n;
+		}
+		if (virStreamFinish(st) < 0)
+			ret = kb_error(KB_EINFRA, "upload to the volume %s failed: %s", vname,
+				       virt_msg());
+	}
+out:
+	if (st)
+		virStreamFree(st);
+	kb_buf_release(&xml);
+	free(vname);
+	return ret;
+}
+
+static void *port_main(void *arg)
+{
+	struct port_reader *r = arg;
+	char buf[16384];
+	int n;
+
+	while ((n = virStreamRecv(r->st, buf, sizeof(buf))) > 0) {
+		const char *p = buf;
+
+		while (n > 0) {
+			ssize_t w = write(r->fd, p, (size_t)n);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			p += w;
+			n -= (int)w;
+		}
+	}
+	r->ended = 1;
+	return NULL;
+}
+
+/* Copy the guest's serial port 'dev' ("serial0") into the file 'path'. */
+static int open_port(struct vm_target *t, struct port_reader *r, const char *dev,
+		     const char *path)
+{
+	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
+	if (r->fd < 0)
+		return kb_error(KB_EINFRA, "cannot write %s: %s", path, strerror(errno));
+	r->st = virStreamNew(t->conn, 0);
+	if (!r->st || virDomainOpenConsole(t->dom, dev, r->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
+		return kb_error(KB_EINFRA, "cannot read the %s of the VM %s: %s", dev, t->name,
+				virt_msg());
+	r->ended = 0;
+	if (pthread_create(&r->thread, NULL, port_main, r) != 0)
+		return kb_error(KB_EINFRA, "cannot start a thread: %s", strerror(errno));
+	r->started = 1;
+	return 0;
+}
+
+/* After the domain is gone: its consoles end; wait for what they had. */
+static void close_port(struct port_reader *r)
+{
+	if (r->started) {
+		double until = kb_now() + 10;
+
+		while (!r->ended && kb_now() < until)
+			usleep(20000);
+		if (!r->ended)
+			virStreamAbort(r->st);
+		pthread_join(r->thread, NULL);
+		r->started = 0;
+	}
+	if (r->st) {
+		if (r->ended)
+			virStreamFinish(r->st);
+		virStreamFree(r->st);
+		r->st = NULL;
+	}
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
 static void end_boot(struct vm_target *t, int keep_files)
 {
+	int i;
+
 	destroy(t->dom);
 	t->dom = NULL;
+	for (i = 0; i < 2; i++)
+		close_port(&t->port[i]);
+	for (i = 0; i < NVOLS; i++) {
+		delete_volume(t->vol[i]);
+		t->vol[i] = NULL;
+		free(t->vol_path[i]);
+		t->vol_path[i] = NULL;
+	}
 	if (t->dir && !keep_files) {
 		/* the console log is kept for the report; the scratch disk is not */
 		char *logs = kb_asprintf("%s/logs", t->statedir);
@@ -227,6 +454,22 @@ static int vm_cleanup(struct kb_target *base)
 		virDomainFree(doms[i]);
 	}
 	free(doms);
+	if (t->remote) {
+		virStorageVolPtr *vols = NULL;
+
+		virStoragePoolRefresh(t->pool, 0);
+		n = virStoragePoolListAllVolumes(t->pool, &vols, 0);
+		for (i = 0; i < n; i++) {
+			const char *name = virStorageVolGetName(vols[i]);
+
+			if (name && !strncmp(name, t->prefix, strlen(t->prefix))) {
+				say(t, "deleting volume %s, left behind by an earlier kbisect", name);
+				virStorageVolDelete(vols[i], 0);
+			}
+			virStorageVolFree(vols[i]);
+		}
+		free(vols);
+	}
 	vmdir = kb_asprintf("%s/vm", t->statedir);
 	ret = kb_remove_tree(vmdir);
 	free(vmdir);
@@ -238,8 +481,11 @@ static void vm_close(struct kb_target *base)
 	struct vm_target *t = (struct vm_target *)base;
 
 	end_boot(t, 1);
+	if (t->pool)
+		virStoragePoolFree(t->pool);
 	if (t->conn)
 		virConnectClose(t->conn);
+	free(t->pool_name);
 	free(t->uri);
 	free(t->statedir);
 	free(t->prefix);
@@ -360,9 +606,11 @@ static void xml_add(struct kb_buf *b, const char *s)
 static char *domain_xml(struct vm_target *t, const char *accel)
 {
 	struct kb_buf b = KB_BUF_INIT;
-	char *kernel = kb_asprintf("%s/bzImage", t->base.kernel_dir);
-	char *scratch = kb_asprintf("%s/scratch.img", t->dir);
-	char *job = kb_asprintf("%s/job", t->dir);
+	char *kernel = t->remote ? kb_strdup(t->vol_path[VOL_KERNEL]) :
+		       kb_asprintf("%s/bzImage", t->base.kernel_dir);
+	char *scratch = t->remote ? kb_strdup(t->vol_path[VOL_SCRATCH]) :
+			kb_asprintf("%s/scratch.img", t->dir);
+	char *job = t->remote ? kb_strdup(t->vol_path[VOL_JOB]) : kb_asprintf("%s/job", t->dir);
 
 	kb_buf_addf(&b, "<domain type='%s'>\n  <name>", !strcmp(accel, "kvm") ? "kvm" : "qemu");
 	xml_add(&b, t->name);
@@ -371,30 +619,50 @@ static char *domain_xml(struct vm_target *t, const char *accel)
 	kb_buf_adds(&b, "  <os>\n    <type arch='x86_64'>hvm</type>\n    <kernel>");
 	xml_add(&b, kernel);
 	kb_buf_adds(&b, "</kernel>\n    <cmdline>console=ttyS0 root=kbroot rootfstype=9p "
-		    "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro init=");
-	xml_add(&b, t->guest_init);
-	kb_buf_adds(&b, " panic=-1 oops=panic quiet tsc=reliable</cmdline>\n  </os>\n");
+		    "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro ");
+	if (t->remote) {
+		/* the job disk is a script: guests/init with the job in front */
+		kb_buf_adds(&b, "panic=-1 oops=panic quiet tsc=reliable init=/bin/sh -- /dev/vdb");
+	} else {
+		kb_buf_adds(&b, "init=");
+		xml_add(&b, t->guest_init);
+		kb_buf_adds(&b, " panic=-1 oops=panic quiet tsc=reliable");
+	}
+	kb_buf_adds(&b, "</cmdline>\n  </os>\n");
 	kb_buf_adds(&b, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
 		    "  <on_crash>destroy</on_crash>\n");
 	/* QEMU runs as the user running kbisect, who can read the kernel,
-	 * the job and the host's root, and nothing is relabelled */
+	 * the job and the host's root, and nothing is relabelled; on a remote
+	 * host, as root, who can read the volumes */
 	kb_buf_addf(&b, "  <seclabel type='static' model='dac' relabel='no'>"
-		    "<label>+%u:+%u</label></seclabel>\n", (unsigned)getuid(), (unsigned)getgid());
+		    "<label>+%u:+%u</label></seclabel>\n", t->remote ? 0 : (unsigned)getuid(),
+		    t->remote ? 0 : (unsigned)getgid());
 	kb_buf_adds(&b, "  <devices>\n    <disk type='file' device='disk'><driver name='qemu' "
 		    "type='raw' cache='unsafe'/><source file='");
 	xml_add(&b, scratch);
-	kb_buf_adds(&b, "'/><target dev='vda' bus='virtio'/></disk>\n"
-		    "    <filesystem type='mount' accessmode='passthrough' multidevs='remap'>"
-		    "<source dir='/'/><target dir='kbroot'/><readonly/></filesystem>\n"
-		    "    <filesystem type='mount' accessmode='passthrough'><source dir='");
-	xml_add(&b, job);
-	kb_buf_adds(&b, "'/><target dir='kbjob'/><readonly/></filesystem>\n"
-		    "    <serial type='file'><source path='");
-	xml_add(&b, t->console_path);
-	kb_buf_adds(&b, "'/><target port='0'/></serial>\n    <serial type='file'><source path='");
-	xml_add(&b, t->data_path);
-	kb_buf_adds(&b, "'/><target port='1'/></serial>\n    <memballoon model='none'/>\n"
-		    "  </devices>\n</domain>\n");
+	kb_buf_adds(&b, "'/><target dev='vda' bus='virtio'/></disk>\n");
+	if (t->remote) {
+		kb_buf_adds(&b, "    <disk type='file' device='disk'><driver name='qemu' "
+			    "type='raw'/><source file='");
+		xml_add(&b, job);
+		kb_buf_adds(&b, "'/><target dev='vdb' bus='virtio'/><readonly/></disk>\n");
+	}
+	kb_buf_adds(&b, "    <filesystem type='mount' accessmode='passthrough' multidevs='remap'>"
+		    "<source dir='/'/><target dir='kbroot'/><readonly/></filesystem>\n");
+	if (t->remote) {
+		kb_buf_adds(&b, "    <serial type='pty'><target port='0'/></serial>\n"
+			    "    <serial type='pty'><target port='1'/></serial>\n");
+	} else {
+		kb_buf_adds(&b, "    <filesystem type='mount' accessmode='passthrough'><source dir='");
+		xml_add(&b, job);
+		kb_buf_adds(&b, "'/><target dir='kbjob'/><readonly/></filesystem>\n"
+			    "    <serial type='file'><source path='");
+		xml_add(&b, t->console_path);
+		kb_buf_adds(&b, "'/><target port='0'/></serial>\n    <serial type='file'><source path='");
+		xml_add(&b, t->data_path);
+		kb_buf_adds(&b, "'/><target port='1'/></serial>\n");
+	}
+	kb_buf_adds(&b, "    <memballoon model='none'/>\n  </devices>\n</domain>\n");
 	free(kernel);
 	free(scratch);
 	free(job);
@@ -406,62 +674,119 @@ static int write_text(const char *path, const char *text)
 	return kb_write_file_atomic(path, text, strlen(text), 0644);
 }
 
-/* The job directory the guest reads (see guests/init). */
-static int write_job(struct vm_target *t, const struct kb_boot_job *job)
+/* The files of the job the guest reads (see guests/init): names relative
+ * to the job directory, and their texts. */
+static void job_files(struct vm_target *t, const struct kb_boot_job *job,
+		      struct kb_strv *names, struct kb_strv *texts)
 {
-	char *jdir = kb_asprintf("%s/job", t->dir), *edir = kb_asprintf("%s/job/env", t->dir);
-	char *p;
+	static const char *const fixed[] = { "KBISECT_NONCE", "KBISECT_RUNS",
+					     "KBISECT_SCRATCH", "KBISECT_SCRATCH_DEV" };
+	char runs[16];
+	size_t i;
+
+	for (i = 0; job->env && job->env[i]; i++) {
+		const char *eq = strchr(job->env[i], '='), *c;
+		int ok = eq && eq != job->env[i] && !(job->env[i][0] >= '0' && job->env[i][0] <= '9');
+
+		/* a name the guest's shell can export, nothing else */
+		for (c = job->env[i]; ok && c < eq; c++)
+			ok = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+			     (*c >= '0' && *c <= '9') || *c == '_';
+		if (!ok)
+			continue;
+		kb_strv_pushf(names, "env/%.*s", (int)(eq - job->env[i]), job->env[i]);
+		kb_strv_push(texts, eq + 1);
+	}
+	snprintf(runs, sizeof(runs), "%d", job->runs);
+	for (i = 0; i < 4; i++)
+		kb_strv_pushf(names, "env/%s", fixed[i]);
+	kb_strv_push(texts, t->nonce);
+	kb_strv_push(texts, runs);
+	kb_strv_push(texts, "/run/kbisect/scratch");
+	kb_strv_push(texts, "/dev/vda");
+	for (i = 0; job->setup && job->setup[i]; i++) {
+		kb_strv_pushf(names, "setup.%zu", i + 1);
+		kb_strv_push(texts, job->setup[i]);
+	}
+	for (i = 0; job->argv && job->argv[i]; i++) {
+		kb_strv_pushf(names, "argv.%zu", i);
+		kb_strv_push(texts, job->argv[i]);
+	}
+}
+
+static void shell_quote(struct kb_buf *b, const char *s)
+{
+	kb_buf_addch(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'')
+			kb_buf_adds(b, "'\\''");
+		else
+			kb_buf_addch(b, *s);
+	}
+	kb_buf_addch(b, '\'');
+}
+
+/*
+ * The job as the script a remote guest runs as init: a function that
+ * writes the job's files (every text single-quoted, so nothing in it is
+ * evaluated), then guests/init itself, padded with newlines to whole
+ * sectors of the disk it goes on.
+ */
+static int job_script(struct vm_target *t, struct kb_strv *names, struct kb_strv *texts,
+		      struct kb_buf *out)
+{
+	struct kb_buf init = KB_BUF_INIT;
 	size_t i;
 	int ret;
 
+	if ((ret = kb_read_file(t->guest_init, &init, 1 << 20)) < 0)
+		return ret;
+	kb_buf_adds(out, "#!/bin/sh\n# the job of the VM ");
+	kb_buf_adds(out, t->name);
+	kb_buf_adds(out, ", run as init by the guest's /bin/sh\nKBISECT_JOB_INLINE=1\n"
+		    "kbisect_job() {\n\tmkdir -p \"$1/env\" || return\n");
+	for (i = 0; i < names->n; i++) {
+		kb_buf_adds(out, "\tprintf %s ");
+		shell_quote(out, texts->v[i]);
+		kb_buf_addf(out, " >\"$1/%s\" || return\n", names->v[i]);
+	}
+	kb_buf_adds(out, "}\n");
+	kb_buf_add(out, init.ptr, init.len);
+	kb_buf_adds(out, "\nexit 0\n");
+	while (out->len % 512)
+		kb_buf_addch(out, '\n');
+	kb_buf_release(&init);
+	return 0;
+}
+
+/* The job directory the guest reads, or for a remote guest its disk. */
+static int write_job(struct vm_target *t, const struct kb_boot_job *job)
+{
+	struct kb_strv names = KB_STRV_INIT, texts = KB_STRV_INIT;
+	char *edir = kb_asprintf("%s/job/env", t->dir);
+	size_t i;
+	int ret = 0;
+
+	job_files(t, job, &names, &texts);
+	if (t->remote) {
+		struct kb_buf script = KB_BUF_INIT;
+
+		if ((ret = job_script(t, &names, &texts, &script)) == 0)
+			ret = make_volume(t, VOL_JOB, script.len, script.ptr, script.len);
+		kb_buf_release(&script);
+		goto out;
+	}
 	if ((ret = kb_mkdir_p(edir, 0755)) < 0)
 		goto out;
-	for (i = 0; job->env && job->env[i]; i++) {
-		const char *eq = strchr(job->env[i], '=');
+	for (i = 0; i < names.n && ret == 0; i++) {
+		char *p = kb_asprintf("%s/job/%s", t->dir, names.v[i]);
 
-		if (!eq || eq == job->env[i])
-			continue;
-		p = kb_asprintf("%s/%.*s", edir, (int)(eq - job->env[i]), job->env[i]);
-		ret = write_text(p, eq + 1);
+		ret = write_text(p, texts.v[i]);
 		free(p);
-		if (ret < 0)
-			goto out;
-	}
-	{
-		static const char *const names[] = { "KBISECT_NONCE", "KBISECT_RUNS",
-						     "KBISECT_SCRATCH", "KBISECT_SCRATCH_DEV" };
-		char runs[16];
-		const char *vals[4];
-
-		snprintf(runs, sizeof(runs), "%d", job->runs);
-		vals[0] = t->nonce;
-		vals[1] = runs;
-		vals[2] = "/run/kbisect/scratch";
-		vals[3] = "/dev/vda";
-		for (i = 0; i < 4; i++) {
-			p = kb_asprintf("%s/%s", edir, names[i]);
-			ret = write_text(p, vals[i]);
-			free(p);
-			if (ret < 0)
-				goto out;
-		}
-	}
-	for (i = 0; job->setup && job->setup[i]; i++) {
-		p = kb_asprintf("%s/setup.%zu", jdir, i + 1);
-		ret = write_text(p, job->setup[i]);
-		free(p);
-		if (ret < 0)
-			goto out;
-	}
-	for (i = 0; job->argv && job->argv[i]; i++) {
-		p = kb_asprintf("%s/argv.%zu", jdir, i);
-		ret = write_text(p, job->argv[i]);
-		free(p);
-		if (ret < 0)
-			goto out;
 	}
 out:
-	free(jdir);
+	kb_strv_clear(&names);
+	kb_strv_clear(&texts);
 	free(edir);
 	return ret;
 }
@@ -598,6 +923,12 @@ static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char 
 			return W_LINE;
 		if (!got) {
 			if (!alive(t)) {
+				/* a remote guest's last words may still be on their way */
+				double until = kb_now() + 5;
+
+				while (t->remote && t->port[1].started && !t->port[1].ended &&
+				       kb_now() < until)
+					usleep(20000);
 				read_data(t);
 				if (next_line(t, out, line, len))
 					return W_LINE;
@@ -614,17 +945,32 @@ static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char 
 	}
 }
 
+/* A remote domain starts paused; it runs once both serial ports are read. */
+static int connect_ports(struct vm_target *t)
+{
+	int ret;
+
+	if ((ret = open_port(t, &t->port[0], "serial0", t->console_path)) < 0 ||
+	    (ret = open_port(t, &t->port[1], "serial1", t->data_path)) < 0)
+		return ret;
+	if (virDomainResume(t->dom) < 0)
+		return kb_error(KB_EINFRA, "cannot resume the VM %s: %s", t->name, virt_msg());
+	return 0;
+}
+
 static int start_domain(struct vm_target *t, const char *accel, int attempts)
 {
 	char *xml = domain_xml(t, accel);
 	int attempt, ret = 0;
 
+	close_port(&t->port[0]);
+	close_port(&t->port[1]);
 	unlink(t->data_path);
 	unlink(t->console_path);
 	kb_buf_release(&t->data);
 	t->data_off = 0;
 	for (attempt = 1; attempt <= attempts; attempt++) {
-		t->dom = virDomainCreateXML(t->conn, xml, 0);
+		t->dom = virDomainCreateXML(t->conn, xml, t->remote ? VIR_DOMAIN_START_PAUSED : 0);
 		if (t->dom)
 			break;
 		if (attempt < attempts) {
@@ -634,6 +980,10 @@ static int start_domain(struct vm_target *t, const char *accel, int attempts)
 	}
 	if (!t->dom)
 		ret = kb_error(KB_EINFRA, "cannot start the VM %s: %s", t->name, virt_msg());
+	else if (t->remote && (ret = connect_ports(t)) < 0) {
+		destroy(t->dom);
+		t->dom = NULL;
+	}
 	free(xml);
 	return ret;
 }
@@ -714,7 +1064,20 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	if ((ret = kb_remove_tree(t->dir)) < 0 || (ret = kb_mkdir_p(t->dir, 0755)) < 0 ||
 	    (ret = write_job(t, job)) < 0)
 		goto out;
-	{
+	if (t->remote) {
+		struct kb_buf img = KB_BUF_INIT;
+		char *p = kb_asprintf("%s/bzImage", base->kernel_dir);
+
+		ret = kb_read_file(p, &img, 256 << 20);
+		free(p);
+		if (ret == 0)
+			ret = make_volume(t, VOL_KERNEL, img.len, img.ptr, img.len);
+		kb_buf_release(&img);
+		if (ret < 0 || (ret = make_volume(t, VOL_SCRATCH,
+						  (unsigned long long)t->scratch_mib << 20,
+						  NULL, 0)) < 0)
+			goto out;
+	} else {
 		char *img = kb_asprintf("%s/scratch.img", t->dir);
 		int fd = open(img, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 
@@ -873,6 +1236,24 @@ out:
 	return ret;
 }
 
+static int vm_describe(struct kb_target *base, struct kb_buf *out)
+{
+	struct vm_target *t = (struct vm_target *)base;
+	unsigned long ver = 0;
+	char accel[16];
+
+	virConnectGetLibVersion(t->conn, &ver);
+	accel_recall(t, accel);
+	kb_buf_addf(out, "libvirt %lu.%lu.%lu at %s%s\n", ver / 1000000, ver / 1000 % 1000,
+		    ver % 1000, t->uri ? t->uri : "qemu:///system",
+		    t->remote ? " (remote)" : "");
+	if (t->remote)
+		kb_buf_addf(out, "storage pool %s\n", t->pool_name);
+	kb_buf_addf(out, "accelerator %s\n", accel[0] ? accel : "not known yet (KVM is "
+		    "tried at the first boot)");
+	return 0;
+}
+
 const struct kb_target_ops kb_target_libvirt = {
 	.name = "libvirt",
 	.guest = 1,
@@ -883,4 +1264,5 @@ const struct kb_target_ops kb_target_libvirt = {
 	.run_wait = vm_run_wait,
 	.cleanup = vm_cleanup,
 	.close = vm_close,
+	.describe = vm_describe,
 };

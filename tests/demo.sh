@@ -6,7 +6,7 @@
 # installs what it needs (tests/install-deps.sh, which also starts libvirt's
 # daemons where no init system does; set KBISECT_DEMO_NO_DEPS=1 to skip
 # that), builds kbisect, makes the demo kernel history from Debian's
-# linux-source-6.1 (tests/kernel/demo-history.sh: 21 commits, one of which
+# linux-source-6.1 (tests/kernel/demo-history.sh: 22 commits, one of which
 # makes file creation slower and one of which does not build), and runs
 #
 #   kbisect start demo-good demo-bad --bench demo-create --target vm-small

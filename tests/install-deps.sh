@@ -12,6 +12,9 @@ ccache cpio kmod"
 # VMs: libvirt with QEMU, and what the guests use from the host's root
 PACKAGES="$PACKAGES libvirt-daemon-system libvirt-clients qemu-system-x86 fio
 e2fsprogs busybox-static procps"
+# hosts over SSH: the test host's sshd and kexec, a remote libvirt over ssh
+PACKAGES="$PACKAGES openssh-server openssh-client kexec-tools iproute2
+netcat-openbsd"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=

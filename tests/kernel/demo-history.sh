@@ -1,10 +1,10 @@
 #!/bin/sh
 # Make the demo kernel history: Debian's linux-source-6.1 as the base
-# commit, then 21 small commits with fixed authors and dates (so the ids
+# commit, then 22 small commits with fixed authors and dates (so the ids
 # come out the same on every machine).  The 13th makes file creation slower
 # (a delay in the create path of open(2)); the 11th breaks the build - it
-# is the first commit a bisection of the whole range tests - and the 12th
-# repairs it.  Tags: demo-good (the base), demo-bad (the tip),
+# splits the range in two halves of 11, so it is the first commit a
+# bisection of the whole range tests - and the 12th repairs it.  Tags: demo-good (the base), demo-bad (the tip),
 # demo-slow (the culprit), demo-broken (the commit that does not build).
 # Two more commits on top of demo-bad, each on its own branch with one more
 # commit after it (demo-panic-tip, demo-hang-tip), make kernels that fail
@@ -12,15 +12,20 @@
 #
 #   sh tests/kernel/demo-history.sh DIR
 #
-# DIR is left alone when it already holds the finished history.
+# DIR is left alone when it already holds the finished history; an older
+# version of the history is made again.
 set -eu
 
 tarball=${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 dir=$1
 
+commits=22
 if git -C "$dir" rev-parse -q --verify refs/tags/demo-hang-tip >/dev/null 2>&1; then
-	echo "demo history already in $dir"
-	exit 0
+	if [ "$(git -C "$dir" rev-list --count demo-good..demo-bad)" = $commits ]; then
+		echo "demo history already in $dir"
+		exit 0
+	fi
+	echo "$dir holds an older demo history: making it again"
 fi
 if ! test -r "$tarball"; then
 	echo "no kernel source at $tarball: apt-get install linux-source-6.1" >&2
@@ -67,7 +72,9 @@ boot_failures () {
 	git checkout -q master
 }
 
-if git -C "$dir" rev-parse -q --verify refs/tags/demo-bad >/dev/null 2>&1; then
+if git -C "$dir" rev-parse -q --verify refs/tags/demo-bad >/dev/null 2>&1 &&
+   ! git -C "$dir" rev-parse -q --verify refs/tags/demo-hang-tip >/dev/null 2>&1 &&
+   [ "$(git -C "$dir" rev-list --count demo-good..demo-bad)" = $commits ]; then
 	cd "$dir"
 	boot_failures
 	echo "demo history: added demo-panic and demo-hang"
@@ -144,6 +151,8 @@ note fs/file_table.c "files are freed from a work item when the last reference g
 commit "Barbara Liskov" barbara@example.org "file_table: note the deferred free"
 note kernel/panic.c "panic() tries to flush the console before it stops"
 commit "Edsger Dijkstra" edsger@example.org "panic: note the console flush"
+note kernel/reboot.c "kernel_restart() stops the other CPUs before the restart"
+commit "Grace Hopper" grace@example.org "reboot: note what kernel_restart() stops"
 git tag demo-bad
 boot_failures
 git log --oneline demo-good..demo-bad | wc -l | xargs echo "demo history: commits after the base:"
