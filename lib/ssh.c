@@ -458,10 +458,11 @@ static void wait_socket(struct kb_ssh *s, double deadline)
 }
 
 int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
-	       struct kb_buf *out, size_t max, int *status)
+	       struct kb_buf *out, struct kb_buf *err, size_t max, int *status)
 {
+	struct kb_buf *to_err = err ? err : out;
 	LIBSSH2_CHANNEL *ch;
-	double deadline = timeout > 0 ? kb_now() + timeout : 1e18, step = kb_now() + s->timeout;
+	double deadline = timeout > 0 ? kb_now() + timeout : 1e18;
 	char buf[16384];
 	int ret = 0, eof = 0, rc;
 
@@ -504,8 +505,9 @@ int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 				goto out;
 			}
 			got = 1;
-			if (out && out->len < max)
-				kb_buf_add(out, buf, (size_t)n > max - out->len ? max - out->len : (size_t)n);
+			if (to_err && to_err->len < max)
+				kb_buf_add(to_err, buf, (size_t)n > max - to_err->len ?
+					   max - to_err->len : (size_t)n);
 		}
 		if (libssh2_channel_eof(ch)) {
 			eof = 1;
@@ -524,7 +526,6 @@ int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 			wait_socket(s, deadline);
 	}
 	libssh2_session_set_blocking(s->sess, 1);
-	(void)step;
 	if (libssh2_channel_close(ch) == 0)
 		libssh2_channel_wait_closed(ch);
 	{

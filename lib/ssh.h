@@ -42,13 +42,14 @@ const char *kb_ssh_name(const struct kb_ssh *s);
 /*
  * Run 'command' (a shell command line for the host: build it with
  * kb_ssh_command) and wait for it, at most 'timeout' seconds (0: no
- * limit).  Its standard output and error go to 'out' (may be NULL), at
- * most 'max' bytes of it (the rest is counted, not kept).  Returns 0 with
- * *status the exit status (or 128 + signal), 1 when the timeout passed, or
- * KB_EINFRA when the connection failed.
+ * limit).  Its standard output goes to 'out' (may be NULL), its standard
+ * error to 'err', or to 'out' as well when 'err' is NULL; at most 'max'
+ * bytes each (the rest is read and dropped).  Returns 0 with *status the
+ * exit status (or 128 + signal), 1 when the timeout passed, or KB_EINFRA
+ * when the connection failed.
  */
 int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
-	       struct kb_buf *out, size_t max, int *status);
+	       struct kb_buf *out, struct kb_buf *err, size_t max, int *status);
 
 /* Upload 'len' bytes to the file 'path' on the host (mode 'mode'). */
 int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t len,

@@ -297,32 +297,43 @@ static int ssh_prepare(struct kb_target *base, const git_oid *commit)
 	return 0;
 }
 
-/* Run argv on the host; its output in 'out' (may be NULL).  The exit
- * status, or <0 when the connection failed, 1 + 255 on a timeout. */
-static int host_run(struct ssh_target *t, const char *dir, const char *const *env,
-		    const char *const *argv, double timeout, struct kb_buf *out, int *status)
+/* Run argv on the host; its output in 'out' (may be NULL), its errors in
+ * 'err' (NULL: in 'out').  0 with *status, 1 on a timeout, <0 when the
+ * connection failed. */
+static int host_run2(struct ssh_target *t, const char *dir, const char *const *env,
+		     const char *const *argv, double timeout, struct kb_buf *out,
+		     struct kb_buf *err, int *status)
 {
 	char *cmd = kb_ssh_command(dir, env, argv);
 	int ret;
 
-	ret = kb_ssh_run(t->conn, cmd, timeout, out, OUTPUT_MAX, status);
+	ret = kb_ssh_run(t->conn, cmd, timeout, out, err, OUTPUT_MAX, status);
 	free(cmd);
 	return ret;
+}
+
+static int host_run(struct ssh_target *t, const char *dir, const char *const *env,
+		    const char *const *argv, double timeout, struct kb_buf *out, int *status)
+{
+	return host_run2(t, dir, env, argv, timeout, out, NULL, status);
 }
 
 /* The text a short command prints, its last newline cut; NULL on failure. */
 static char *host_text(struct ssh_target *t, const char *const *argv)
 {
-	struct kb_buf out = KB_BUF_INIT;
-	int st, ret = host_run(t, NULL, NULL, argv, 60, &out, &st);
+	struct kb_buf out = KB_BUF_INIT, err = KB_BUF_INIT;
+	/* what the shell's start-up files print goes to stderr: not taken */
+	int st, ret = host_run2(t, NULL, NULL, argv, 60, &out, &err, &st);
 
 	if (ret != 0 || st != 0) {
 		if (ret == 0 || ret == 1)
 			kb_error(KB_EINFRA, "%s: '%s' failed on the host (exit %d): %.300s",
-				 kb_ssh_name(t->conn), argv[0], st, out.ptr);
+				 kb_ssh_name(t->conn), argv[0], st, err.ptr);
 		kb_buf_release(&out);
+		kb_buf_release(&err);
 		return NULL;
 	}
+	kb_buf_release(&err);
 	while (out.len && (out.ptr[out.len - 1] == '\n' || out.ptr[out.len - 1] == '\r'))
 		out.ptr[--out.len] = '\0';
 	return kb_buf_detach(&out);
@@ -468,7 +479,7 @@ static int switch_kernel(struct ssh_target *t, const char *image, const char *re
 			goto out;
 		/* a fixed command line: nothing of it comes from data */
 		kb_ssh_run(t->conn, "nohup sh -c 'sleep 1; sync; kexec -e' >/dev/null 2>&1 "
-			   "</dev/null &", 30, NULL, 0, &st);
+			   "</dev/null &", 30, NULL, NULL, 0, &st);
 		kb_error_clear();
 	} else {
 		char *e1 = kb_asprintf("KBISECT_KERNEL_IMAGE=%s", image);
@@ -571,8 +582,8 @@ static char **job_env(struct ssh_target *t, const struct kb_boot_job *job)
 	return out;
 }
 
-/* The boot's directory on the host, its scratch directory, its image. */
-static int put_image(struct ssh_target *t, const char *image, const struct kb_buf *img)
+/* The boot's directory on the host, and its scratch directory. */
+static int make_dirs(struct ssh_target *t)
 {
 	char *scratch = kb_asprintf("%s/scratch", t->dir);
 	const char *argv[] = { "mkdir", "-p", t->dir, scratch, NULL };
@@ -585,11 +596,17 @@ static int put_image(struct ssh_target *t, const char *image, const struct kb_bu
 			       kb_ssh_name(t->conn), t->dir, out.ptr);
 	else if (ret == 1)
 		ret = kb_error(KB_EINFRA, "%s: mkdir did not finish in 60 s", kb_ssh_name(t->conn));
-	if (ret == 0)
-		ret = kb_ssh_upload(t->conn, image, img->ptr, img->len, 0644);
 	kb_buf_release(&out);
 	free(scratch);
 	return ret;
+}
+
+/* The boot's directory and its kernel image. */
+static int put_image(struct ssh_target *t, const char *image, const struct kb_buf *img)
+{
+	int ret = make_dirs(t);
+
+	return ret < 0 ? ret : kb_ssh_upload(t->conn, image, img->ptr, img->len, 0644);
 }
 
 static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
@@ -646,6 +663,9 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 		goto out;
 	}
 	say(t, "%s is back on %s after %.1f s", t->host, rel.ptr, seconds);
+	/* the directory again: /var/tmp may not outlive a boot */
+	if ((ret = make_dirs(t)) < 0)
+		goto out;
 	for (n = 1; job->setup && job->setup[n - 1]; n++) {
 		const char *argv[] = { "sh", "-c", job->setup[n - 1], NULL };
 		int st;
@@ -766,7 +786,7 @@ static int ssh_cleanup(struct kb_target *base)
 	kb_buf_addch(&cmd, '/');
 	kb_ssh_quote(&cmd, t->prefix);
 	kb_buf_addch(&cmd, '*');
-	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, 0, &st) != 0)
+	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, NULL, 0, &st) != 0)
 		kb_error_clear();
 	kb_buf_release(&cmd);
 	return 0;

@@ -33,7 +33,7 @@ sshd_start () {
 		StrictModes no
 		UsePAM no
 		EOF
-		if /usr/sbin/sshd -f "$sshd_dir/sshd_config" -E "$sshd_dir/sshd.log"; then
+		if /usr/sbin/sshd -f "$sshd_dir/sshd_config" -E "$sshd_dir/sshd.log" 9>&-; then
 			SSHD_PORT=$sshd_port
 			SSHD_KEY=$sshd_dir/id
 			SSHD_HOST_KEY=$sshd_dir/host_key.pub

@@ -44,7 +44,7 @@ run () {
 		-drive file="$dir/scratch.img",if=virtio,format=raw,cache=unsafe \
 		-serial file:"$dir/console.new" \
 		-monitor unix:"$dir/monitor",server=on,wait=off \
-		-pidfile "$dir/qemu.pid" -daemonize 2>"$dir/qemu.err"
+		-pidfile "$dir/qemu.pid" -daemonize 2>"$dir/qemu.err" 9>&-
 }
 
 start_again () {
