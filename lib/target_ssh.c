@@ -799,8 +799,9 @@ static int ssh_describe(struct kb_target *base, struct kb_buf *out)
 	static const char *const kexec[] = { "sh", "-c", "command -v kexec || echo none", NULL };
 	char *release, *k;
 
-	if (!t->conn)
-		return kb_error(KB_EINFRA, "%s does not answer over SSH", t->host);
+	/* the reason it does not answer, which open kept quiet about */
+	if (!t->conn && kb_ssh_connect(&t->conn, &t->opts) < 0)
+		return -1;
 	if (!(release = host_text(t, uname)))
 		return -1;
 	k = host_text(t, kexec);
