@@ -19,6 +19,8 @@ int cmd_reset(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	if ((ret = kb_open_session(&c, &s, KB_STORE_LOCK, 0, "reset")))
 		return ret;
+	/* say what is cleaned up: VMs, volumes, files on a host */
+	s.progress = &kb_stderr_progress;
 	if (kb_session_end(&s) < 0)
 		ret = kb_fail("reset");
 	else

@@ -269,13 +269,15 @@ REMOTE_URI="qemu+ssh://root@127.0.0.1:$SSHD_PORT/system?keyfile=$SSHD_KEY&no_ver
 
 test_expect_success REMOTE 'a remote libvirt without the storage pool: a message that says what to do' '
 	end_session &&
-	sed "s|\"target\": \"libvirt\"|\"target\": \"libvirt:$REMOTE_URI\", \"pool\": \"$POOL\"|" \
-		"$VM" >remote.json &&
-	grep -F "qemu+ssh://" remote.json &&
-	test_expect_code 1 "$KBISECT" compare demo-slow~1 demo-slow --repo "$DEMO" --db k.db \
-		-n 1 --target "$TRASH_DIRECTORY/remote.json" --command true >rep 2>err &&
+	printf "{ \"target\": \"libvirt:%s\", \"pool\": \"%s\", \"memory_mib\": 384,\n" \
+		"$REMOTE_URI" "$POOL" >remote.json &&
+	printf "  \"vcpus\": 1, \"scratch_mib\": 64, \"boot_timeout\": 40 }\n" >>remote.json &&
+	grep -F "qemu+ssh://root@127.0.0.1:$SSHD_PORT/system?keyfile=" remote.json &&
+	test_expect_code 1 "$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db \
+		--target "$TRASH_DIRECTORY/remote.json" --command true >rep 2>err &&
 	grep "has no storage pool .$POOL." err &&
-	grep "pool-define-as $POOL dir" err
+	grep "pool-define-as $POOL dir" err &&
+	end_session
 '
 
 test_expect_success REMOTE 'a remote libvirt: kernels, jobs and disks go to volumes, consoles come back' '
