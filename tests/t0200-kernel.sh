@@ -299,23 +299,23 @@ test_expect_success REMOTE 'a remote libvirt: kernels, jobs and disks go to volu
 	done &&
 	# no VM and no volume left
 	test -z "$(vms_left remote.err)" &&
-	test -z "$(virsh -c qemu:///system vol-list "$POOL" --name | grep kbisect)"
+	test -z "$(virsh -c qemu:///system vol-list "$POOL" | grep kbisect)"
 '
 
 test_expect_success REMOTE 'a remote VM left behind by kill -9: its VM and volumes go at the next start' '
 	end_session &&
-	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --no-run \
+	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --no-run \
 		--target "$TRASH_DIRECTORY/remote.json" --command "sleep 600" 2>/dev/null &&
 	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
 	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 6000 &&
 	kill -9 $pid && { wait $pid || true; } &&
 	left=$(vms_left err1) && test -n "$left" &&
-	virsh -c qemu:///system vol-list "$POOL" --name | grep "^$left\.kernel" &&
+	virsh -c qemu:///system vol-list "$POOL" | grep "$left\.kernel" &&
 	"$KBISECT" reset --db k.db 2>err &&
 	grep "destroying VM $left" err &&
 	grep "deleting volume $left.scratch" err &&
 	test -z "$(vms_left err1)" &&
-	test -z "$(virsh -c qemu:///system vol-list "$POOL" --name | grep kbisect)"
+	test -z "$(virsh -c qemu:///system vol-list "$POOL" | grep kbisect)"
 '
 
 test_expect_success REMOTE 'the remote test host goes away' '
