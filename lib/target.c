@@ -23,6 +23,17 @@ int kb_target_open(struct kb_target **out, const char *spec,
 	return kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local, libvirt[:URI], ssh://[user@]host[:port], or a machine file)", spec);
 }
 
+int kb_target_release(const char *kernel_dir, struct kb_buf *rel)
+{
+	char *p = kb_asprintf("%s/release", kernel_dir);
+	int ret = kb_read_file(p, rel, 4096);
+
+	free(p);
+	if (ret == 0)
+		rel->ptr[strcspn(rel->ptr, "\n")] = '\0';
+	return ret;
+}
+
 void kb_target_close(struct kb_target *t)
 {
 	if (t)

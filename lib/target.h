@@ -82,6 +82,9 @@ extern const struct kb_target_ops kb_target_local;
 extern const struct kb_target_ops kb_target_libvirt;
 extern const struct kb_target_ops kb_target_ssh;
 
+/* The release (uname -r) of the build in 'kernel_dir', its newline cut. */
+int kb_target_release(const char *kernel_dir, struct kb_buf *rel);
+
 /* Open the backend that 'spec' names ("local", ...). */
 int kb_target_open(struct kb_target **out, const char *spec,
 		   const struct kb_target_env *env);

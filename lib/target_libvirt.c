@@ -714,18 +714,6 @@ static void job_files(struct vm_target *t, const struct kb_boot_job *job,
 	}
 }
 
-static void shell_quote(struct kb_buf *b, const char *s)
-{
-	kb_buf_addch(b, '\'');
-	for (; *s; s++) {
-		if (*s == '\'')
-			kb_buf_adds(b, "'\\''");
-		else
-			kb_buf_addch(b, *s);
-	}
-	kb_buf_addch(b, '\'');
-}
-
 /*
  * The job as the script a remote guest runs as init: a function that
  * writes the job's files (every text single-quoted, so nothing in it is
@@ -747,7 +735,7 @@ static int job_script(struct vm_target *t, struct kb_strv *names, struct kb_strv
 		    "kbisect_job() {\n\tmkdir -p \"$1/env\" || return\n");
 	for (i = 0; i < names->n; i++) {
 		kb_buf_adds(out, "\tprintf %s ");
-		shell_quote(out, texts->v[i]);
+		kb_buf_add_quoted(out, texts->v[i]);
 		kb_buf_addf(out, " >\"$1/%s\" || return\n", names->v[i]);
 	}
 	kb_buf_adds(out, "}\n");
@@ -988,17 +976,6 @@ static int start_domain(struct vm_target *t, const char *accel, int attempts)
 	return ret;
 }
 
-static int read_release(struct vm_target *t, struct kb_buf *rel)
-{
-	char *p = kb_asprintf("%s/release", t->base.kernel_dir);
-	int ret = kb_read_file(p, rel, 4096);
-
-	free(p);
-	if (ret == 0)
-		rel->ptr[strcspn(rel->ptr, "\n")] = '\0';
-	return ret;
-}
-
 /* Boot and wait for the guest's identity: 0, 1 (kernel's fault), or <0.
  * A probe of KVM gives 2 when QEMU would not even start with it. */
 static int boot_once(struct vm_target *t, const char *accel, double timeout, const char *want,
@@ -1050,7 +1027,7 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	if (!base->kernel_dir)
 		return kb_error(KB_EINVAL, "the libvirt target boots a kernel: use "
 				"'--build kernel' in a kernel tree");
-	if ((ret = read_release(t, &rel)) < 0)
+	if ((ret = kb_target_release(base->kernel_dir, &rel)) < 0)
 		return ret;
 	t->name = kb_asprintf("%s%.12s-b%d", t->prefix, job->sha, job->boot);
 	t->dir = kb_asprintf("%s/vm/%s", t->statedir, t->name);

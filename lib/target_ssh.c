@@ -549,17 +549,6 @@ static int try_boot(struct ssh_target *t, const char *image, const char *release
 	return 0;
 }
 
-static int read_release(struct ssh_target *t, struct kb_buf *rel)
-{
-	char *p = kb_asprintf("%s/release", t->base.kernel_dir);
-	int ret = kb_read_file(p, rel, 4096);
-
-	free(p);
-	if (ret == 0)
-		rel->ptr[strcspn(rel->ptr, "\n")] = '\0';
-	return ret;
-}
-
 /* The job's environment, with what the host adds. */
 static char **job_env(struct ssh_target *t, const struct kb_boot_job *job)
 {
@@ -622,7 +611,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 	if (!base->kernel_dir)
 		return kb_error(KB_EINVAL, "the ssh target boots a kernel: use "
 				"'--build kernel' in a kernel tree");
-	if ((ret = read_release(t, &rel)) < 0)
+	if ((ret = kb_target_release(base->kernel_dir, &rel)) < 0)
 		return ret;
 	t->name = kb_asprintf("%s%.12s-b%d", t->prefix, job->sha, job->boot);
 	t->dir = kb_asprintf("%s/%s", t->workdir, t->name);
