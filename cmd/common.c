@@ -271,7 +271,7 @@ static int load_machine(const char *name, json_t **out)
 			{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
 			{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
 			{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
-			{ "scratch_dev", 's' }, { "scratch_dir", 's' },
+			{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
 		};
 		const char *key;
 		json_t *v;

@@ -308,6 +308,24 @@ static int read_release(const char *dir, char *out, size_t size)
 	return ret;
 }
 
+/* Does the .config in 'builddir' have the line 'line'? */
+static int config_has(const char *builddir, const char *line)
+{
+	char *path = kb_asprintf("%s/.config", builddir);
+	struct kb_buf b = KB_BUF_INIT;
+	size_t n = strlen(line);
+	const char *p;
+	int found = 0;
+
+	if (kb_read_file(path, &b, 64 << 20) == 0)
+		for (p = b.ptr; *p && !found; p += strcspn(p, "\n"), p += *p == '\n')
+			found = !strncmp(p, line, n) && (p[n] == '\n' || !p[n]);
+	kb_error_clear();
+	kb_buf_release(&b);
+	free(path);
+	return found;
+}
+
 static int configure(const struct kb_build_opts *o, const char *sha, const char *log)
 {
 	struct kb_strv frags = KB_STRV_INIT;
@@ -378,7 +396,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL, *lockp = NULL;
 	struct kb_run_result rr;
 	double start = kb_now();
-	int ret, lockfd = -1;
+	int ret, lockfd = -1, modules = 0;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(sha, sizeof(sha), commit);
@@ -425,8 +443,10 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	unlink(log);
 	ret = configure(o, sha, log);
 	if (ret == 0) {
-		const char *t[] = { "bzImage", NULL };
+		const char *t[] = { "bzImage", NULL, NULL };
 
+		if ((modules = config_has(o->builddir, "CONFIG_MODULES=y")))
+			t[1] = "modules";
 		if ((ret = run_make(o, log, sha, t, &rr)) < 0)
 			goto out;
 		ret = rr.outcome == KB_RUN_EXITED && !rr.exit_status ? 0 : 1;
@@ -469,6 +489,21 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		snprintf(res->release, sizeof(res->release), "%.*s",
 			 (int)strcspn(b.ptr, "\n"), b.ptr);
 		kb_buf_release(&b);
+	}
+	if (modules) {
+		/* the modules as a host wants them: modules/lib/modules/RELEASE */
+		char *dest = kb_asprintf("INSTALL_MOD_PATH=%s/modules", tmp);
+		const char *t[] = { "modules_install", dest, "INSTALL_MOD_STRIP=1", NULL };
+
+		ret = run_make(o, log, sha, t, &rr);
+		free(dest);
+		if (ret < 0)
+			goto out;
+		if (rr.outcome != KB_RUN_EXITED || rr.exit_status) {
+			ret = kb_error(KB_EINFRA, "installing the modules of %.12s failed "
+				       "(see %s)", sha, log);
+			goto out;
+		}
 	}
 	{
 		static const char *const files[][2] = {

@@ -32,7 +32,8 @@ struct kb_build_opts {
 };
 
 struct kb_build_result {
-	char dir[PATH_MAX];         /* bzImage, config, System.map, build.log */
+	char dir[PATH_MAX];         /* bzImage, config, System.map, build.log,
+				       modules/lib/modules/RELEASE with modules */
 	char release[256];          /* the kernel's 'uname -r' */
 	char key[41];               /* the cache key */
 	int cached;                 /* 1: found in the cache, make not run */

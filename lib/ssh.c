@@ -7,6 +7,7 @@
  */
 #include "ssh.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libssh2.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define KEEPALIVE_SECONDS 10
@@ -560,29 +562,24 @@ out:
 	return ret;
 }
 
-int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t len, int mode)
+/* Write one file over an open SFTP session. */
+static int sftp_put(struct kb_ssh *s, LIBSSH2_SFTP *sftp, const char *path, const void *data,
+		    size_t len, int mode)
 {
-	LIBSSH2_SFTP *sftp;
 	LIBSSH2_SFTP_HANDLE *h;
 	const char *p = data;
 	int ret = 0;
 
-	libssh2_session_set_blocking(s->sess, 1);
-	sftp = libssh2_sftp_init(s->sess);
-	if (!sftp)
-		return ssh_fail(s, "cannot start SFTP");
 	h = libssh2_sftp_open(sftp, path, LIBSSH2_FXF_WRITE | LIBSSH2_FXF_CREAT | LIBSSH2_FXF_TRUNC,
 			      mode);
 	if (!h) {
 		unsigned long e = libssh2_sftp_last_error(sftp);
 
-		ret = e == LIBSSH2_FX_NO_SUCH_FILE || e == LIBSSH2_FX_PERMISSION_DENIED ?
-		      kb_error(KB_EINFRA, "%s: cannot write %s on the host: %s", s->name, path,
-			       e == LIBSSH2_FX_NO_SUCH_FILE ? "no such directory" :
-			       "permission denied") :
-		      ssh_fail(s, "cannot upload");
-		libssh2_sftp_shutdown(sftp);
-		return ret;
+		return e == LIBSSH2_FX_NO_SUCH_FILE || e == LIBSSH2_FX_PERMISSION_DENIED ?
+		       kb_error(KB_EINFRA, "%s: cannot write %s on the host: %s", s->name, path,
+				e == LIBSSH2_FX_NO_SUCH_FILE ? "no such directory" :
+				"permission denied") :
+		       ssh_fail(s, "cannot upload");
 	}
 	while (len > 0) {
 		ssize_t n = libssh2_sftp_write(h, p, len);
@@ -596,6 +593,83 @@ int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t l
 	}
 	if (libssh2_sftp_close(h) != 0 && ret == 0)
 		ret = ssh_fail(s, "upload failed");
+	return ret;
+}
+
+int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t len, int mode)
+{
+	LIBSSH2_SFTP *sftp;
+	int ret;
+
+	libssh2_session_set_blocking(s->sess, 1);
+	sftp = libssh2_sftp_init(s->sess);
+	if (!sftp)
+		return ssh_fail(s, "cannot start SFTP");
+	ret = sftp_put(s, sftp, path, data, len, mode);
+	libssh2_sftp_shutdown(sftp);
+	return ret;
+}
+
+/* Copy the directory 'local' to 'remote' (made when missing). */
+static int put_tree(struct kb_ssh *s, LIBSSH2_SFTP *sftp, const char *local, const char *remote,
+		    struct kb_ssh_tree *n)
+{
+	DIR *d;
+	struct dirent *e;
+	int ret = 0;
+
+	if (libssh2_sftp_mkdir(sftp, remote, 0755) != 0) {
+		LIBSSH2_SFTP_ATTRIBUTES a;
+
+		/* there already (SFTP servers answer "failure" for that) */
+		if (libssh2_sftp_stat(sftp, remote, &a) != 0 || !LIBSSH2_SFTP_S_ISDIR(a.permissions))
+			return kb_error(KB_EINFRA, "%s: cannot make the directory %s on the host",
+					s->name, remote);
+	}
+	if (!(d = opendir(local)))
+		return kb_error_errno(KB_EINFRA, "cannot read %s", local);
+	while (!ret && (e = readdir(d))) {
+		char *from, *to;
+		struct stat st;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		from = kb_asprintf("%s/%s", local, e->d_name);
+		to = kb_asprintf("%s/%s", remote, e->d_name);
+		if (lstat(from, &st) < 0) {
+			ret = kb_error_errno(KB_EINFRA, "cannot read %s", from);
+		} else if (S_ISDIR(st.st_mode)) {
+			ret = put_tree(s, sftp, from, to, n);
+		} else if (S_ISREG(st.st_mode)) {
+			struct kb_buf b = KB_BUF_INIT;
+
+			if ((ret = kb_read_file(from, &b, (size_t)1 << 30)) == 0 &&
+			    (ret = sftp_put(s, sftp, to, b.ptr, b.len, (int)(st.st_mode & 0777))) == 0) {
+				n->files++;
+				n->bytes += b.len;
+			}
+			kb_buf_release(&b);
+		}
+		/* a symbolic link (build, source) points into this machine: left out */
+		free(from);
+		free(to);
+	}
+	closedir(d);
+	return ret;
+}
+
+int kb_ssh_upload_tree(struct kb_ssh *s, const char *local, const char *remote,
+		       struct kb_ssh_tree *n)
+{
+	LIBSSH2_SFTP *sftp;
+	int ret;
+
+	memset(n, 0, sizeof(*n));
+	libssh2_session_set_blocking(s->sess, 1);
+	sftp = libssh2_sftp_init(s->sess);
+	if (!sftp)
+		return ssh_fail(s, "cannot start SFTP");
+	ret = put_tree(s, sftp, local, remote, n);
 	libssh2_sftp_shutdown(sftp);
 	return ret;
 }

@@ -55,6 +55,16 @@ int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t len,
 		  int mode);
 
+/* Upload the directory 'local' with everything under it to 'remote' on
+ * the host: directories are made, regular files keep their mode bits,
+ * symbolic links are left out.  'n' counts what was sent. */
+struct kb_ssh_tree {
+	unsigned files;
+	size_t bytes;
+};
+int kb_ssh_upload_tree(struct kb_ssh *s, const char *local, const char *remote,
+		       struct kb_ssh_tree *n);
+
 /* Append 'word' to 'b' in single quotes, for a POSIX shell. */
 void kb_ssh_quote(struct kb_buf *b, const char *word);
 

@@ -3,7 +3,9 @@
  * kernel under test and runs the benchmark.
  *
  * Each boot uploads the built bzImage (SFTP) into a directory of its own
- * under the host's work directory, switches the host to it - kexec by
+ * under the host's work directory (the directories of earlier boots go),
+ * and the kernel's modules, when its config has them, into modules_dir
+ * (/lib/modules), then switches the host to it - kexec by
  * default ("kexec -l IMAGE --reuse-cmdline", then "kexec -e"), or a
  * command of the machine file (e.g. grub-reboot and reboot) - and waits
  * for the host to go away and come back: it is back when it answers over
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -46,6 +49,7 @@ struct ssh_target {
 	char **boot_command;       /* argv run on the host, "command" */
 	char **power_cycle;        /* argv run here, or NULL */
 	char *scratch_dev, *scratch_dir;
+	char *modules_dir;         /* where the host's modules are: /lib/modules */
 	int power_cycle_tries;
 	double boot_timeout;
 	void (*say)(void *ctx, const char *msg);
@@ -197,6 +201,7 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 	t->power_cycle = json_strv(m ? json_object_get(m, "power_cycle") : NULL);
 	t->scratch_dev = json_str(m, "scratch_dev", NULL);
 	t->scratch_dir = json_str(m, "scratch_dir", NULL);
+	t->modules_dir = json_str(m, "modules_dir", "/lib/modules");
 	t->power_cycle_tries = (int)json_int(m, "power_cycle_tries", 2);
 	t->boot_timeout = (double)json_int(m, "boot_timeout", 300);
 	json_decref(m);
@@ -211,9 +216,10 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 			       "a boot_command");
 		goto fail;
 	}
-	if (t->workdir[0] != '/') {
-		ret = kb_error(KB_EINVAL, "bad machine description: workdir must be an "
-			       "absolute path on the host");
+	if (t->workdir[0] != '/' || t->modules_dir[0] != '/') {
+		ret = kb_error(KB_EINVAL, "bad machine description: %s must be an "
+			       "absolute path on the host",
+			       t->workdir[0] != '/' ? "workdir" : "modules_dir");
 		goto fail;
 	}
 	if (t->boot_timeout < 5 || t->power_cycle_tries < 0) {
@@ -288,6 +294,7 @@ static void ssh_close(struct kb_target *base)
 	strv_free(t->power_cycle);
 	free(t->scratch_dev);
 	free(t->scratch_dir);
+	free(t->modules_dir);
 	free(base->spec);
 	free(t);
 }
@@ -598,6 +605,79 @@ static int put_image(struct ssh_target *t, const char *image, const struct kb_bu
 	return ret < 0 ? ret : kb_ssh_upload(t->conn, image, img->ptr, img->len, 0644);
 }
 
+/*
+ * The modules of the build (modules/lib/modules/RELEASE in its directory,
+ * when its config has them) into modules_dir/RELEASE on the host, before
+ * the switch: uploaded beside it and renamed when complete.  A file
+ * .kbisect marks the trees kbisect installed: those of earlier kernels go,
+ * except the running kernel's; the host's own are never touched.  The
+ * scripts are fixed text: the paths are their arguments.
+ */
+static int put_modules(struct ssh_target *t, const char *kernel_dir, const char *release)
+{
+	static const char before[] =
+		"mkdir -p -- \"$1\" && cd -- \"$1\" || exit 1\n"
+		"for d in */; do\n"
+		"\td=${d%/}\n"
+		"\tif test -f \"$d/.kbisect\" && test \"$d\" != \"$(uname -r)\"; then\n"
+		"\t\trm -rf -- \"$d\"\n"
+		"\tfi\n"
+		"done\n"
+		"rm -rf -- \"$2.kbisect-new\"\n";
+	static const char after[] =
+		"cd -- \"$1\" && : >\"$2.kbisect-new/.kbisect\" && rm -rf -- \"$2\" && "
+		"mv -- \"$2.kbisect-new\" \"$2\"\n";
+	char *local = kb_asprintf("%s/modules/lib/modules/%s", kernel_dir, release);
+	char *tmp = kb_asprintf("%s/%s.kbisect-new", t->modules_dir, release);
+	struct kb_buf out = KB_BUF_INIT;
+	struct kb_ssh_tree n;
+	struct stat st;
+	double start = kb_now();
+	int ret = 0, status;
+
+	if (stat(local, &st) < 0 || !S_ISDIR(st.st_mode))
+		goto out;
+	{
+		const char *argv[] = { "sh", "-c", before, "sh", t->modules_dir, release, NULL };
+
+		ret = host_run(t, NULL, NULL, argv, 300, &out, &status);
+	}
+	if (ret == 0 && status == 0 && (ret = kb_ssh_upload_tree(t->conn, local, tmp, &n)) == 0) {
+		const char *argv[] = { "sh", "-c", after, "sh", t->modules_dir, release, NULL };
+
+		kb_buf_release(&out);
+		ret = host_run(t, NULL, NULL, argv, 300, &out, &status);
+	}
+	if (ret == 1 || (ret == 0 && status != 0))
+		ret = kb_error(KB_EINFRA, "%s: cannot install the modules of %s in %s on the "
+			       "host: %.300s", kb_ssh_name(t->conn), release, t->modules_dir,
+			       ret == 1 ? "no answer in 300 s" : out.ptr);
+	else if (ret == 0)
+		say(t, "modules of %s installed in %s/%s: %u files, %zu KiB in %.1f s", release,
+		    t->modules_dir, release, n.files, n.bytes >> 10, kb_now() - start);
+out:
+	kb_buf_release(&out);
+	free(local);
+	free(tmp);
+	return ret;
+}
+
+/* The directories of earlier boots of this session on the host. */
+static void remove_boot_dirs(struct ssh_target *t)
+{
+	struct kb_buf cmd = KB_BUF_INIT;
+	int st;
+
+	kb_buf_adds(&cmd, "rm -rf -- ");
+	kb_ssh_quote(&cmd, t->workdir);
+	kb_buf_addch(&cmd, '/');
+	kb_ssh_quote(&cmd, t->prefix);
+	kb_buf_addch(&cmd, '*');
+	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, NULL, 0, &st) != 0)
+		kb_error_clear();
+	kb_buf_release(&cmd);
+}
+
 static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 {
 	struct ssh_target *t = (struct ssh_target *)base;
@@ -631,8 +711,10 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 	}
 	if ((ret = ensure_host(t)) < 0)
 		goto out;
+	remove_boot_dirs(t);
 	say(t, "uploading %s to %s:%s", rel.ptr, t->host, image);
-	if ((ret = put_image(t, image, &img)) < 0)
+	if ((ret = put_image(t, image, &img)) < 0 ||
+	    (ret = put_modules(t, base->kernel_dir, rel.ptr)) < 0)
 		goto out;
 	for (attempt = 1; attempt <= 2; attempt++) {
 		say(t, "switching %s to %s (%s)", t->host, rel.ptr, t->switch_how);
@@ -765,19 +847,9 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 static int ssh_cleanup(struct kb_target *base)
 {
 	struct ssh_target *t = (struct ssh_target *)base;
-	struct kb_buf cmd = KB_BUF_INIT;
-	int st;
 
-	if (!t->conn)
-		return 0;
-	kb_buf_adds(&cmd, "rm -rf -- ");
-	kb_ssh_quote(&cmd, t->workdir);
-	kb_buf_addch(&cmd, '/');
-	kb_ssh_quote(&cmd, t->prefix);
-	kb_buf_addch(&cmd, '*');
-	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, NULL, 0, &st) != 0)
-		kb_error_clear();
-	kb_buf_release(&cmd);
+	if (t->conn)
+		remove_boot_dirs(t);
 	return 0;
 }
 

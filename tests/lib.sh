@@ -231,6 +231,7 @@ test_run_ () {
 		say "# expecting ${test_expecting_}:"
 		printf '%s\n' "$1" | say_comment_
 	fi
+	test_start_=$(date +%s)
 	(
 		trap 'test_status_=$?; set +e; eval "$test_cleanup_" >/dev/null 2>&1; exit $test_status_' EXIT
 		test -n "$trace" && set -x
@@ -238,6 +239,7 @@ test_run_ () {
 		eval "$1"
 	) >"$test_out_" 2>&1 </dev/null
 	test_status_=$?
+	test_took_=$(($(date +%s) - test_start_))
 	cd "$TRASH_DIRECTORY" || exit 1
 	if test -n "$verbose"; then
 		say_comment_ "$test_out_"
@@ -302,6 +304,8 @@ test_expect_success () {
 	else
 		test_failure_ "$test_title_" "$test_code_"
 	fi
+	# where the time goes, for the slow ones
+	test "$test_took_" -lt 10 || say "# $test_took_ s"
 	return 0
 }
 

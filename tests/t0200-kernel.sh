@@ -364,7 +364,11 @@ machine () {
 
 test_expect_success SSHHOST 'the test host boots its installed kernel and runs sshd' '
 	"$KBISECT" build demo-good --target ssh://x --repo "$DEMO" --db k.db >b1 &&
-	grep "^CONFIG_KEXEC=y" "$(sed -n "s/^artifacts //p" b1)/config" &&
+	art=$(sed -n "s/^artifacts //p" b1) &&
+	grep "^CONFIG_KEXEC=y" "$art/config" &&
+	# the build installed its modules beside the image
+	test -f "$art/modules/lib/modules/$(cat "$art/release")/kernel/lib/crc-itu-t.ko" &&
+	test -f "$art/modules/lib/modules/$(cat "$art/release")/modules.dep" &&
 	sh "$HOSTVM" start "$H" "$(sed -n "s/^artifacts //p" b1)/bzImage" >port &&
 	machine m.json &&
 	test_wait_for "grep -q \"sshd started (0)\" \"$H/console.new\"" 2400
@@ -416,6 +420,19 @@ test_expect_success SSHHOST 'bisect over ssh: every kernel switched to with kexe
 	test "$(cat n)" -ge 1 &&
 	grep "127.0.0.1 is back on 6\.1\.[0-9]*-kb" err &&
 	grep "ssh://root@127.0.0.1" rep
+'
+
+test_expect_success SSHHOST 'the modules of each kernel are installed on the host with it' '
+	grep "modules of 6\.1\.[0-9]*-kb[0-9a-f]* installed in /lib/modules" err &&
+	ssh -i "$H/id" -p "$(cat "$H/port")" -o UserKnownHostsFile="$TRASH_DIRECTORY/known_hosts" \
+		-o BatchMode=yes root@127.0.0.1 \
+		"modprobe crc-itu-t && grep crc_itu_t /proc/modules && uname -r" >mod.out &&
+	grep "^crc_itu_t " mod.out &&
+	test -f "$H/modules/$(tail -n 1 mod.out)/.kbisect" &&
+	# those of earlier kernels went: the running one and at most one more
+	ls "$H/modules" >trees &&
+	test_line_count -le 2 trees &&
+	! grep kbisect-new trees
 '
 
 test_expect_success SSHHOST 'commands on the host are quoted: arguments arrive as they are' '

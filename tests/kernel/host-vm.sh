@@ -11,8 +11,9 @@
 #   host-vm.sh hang DIR           stop its processor (it stops answering)
 #
 # DIR keeps the host key, the authorized key (DIR/id is the client's
-# private key), the sshd configuration, the scratch disk and the console
-# (DIR/console.log, appended to across boots).
+# private key), the sshd configuration, the scratch disk, the host's
+# /lib/modules (DIR/modules, writable and kept across boots like a disk)
+# and the console (DIR/console.log, appended to across boots).
 set -eu
 cmd=$1
 dir=$(cd "$2" 2>/dev/null && pwd || { mkdir -p "$2" && cd "$2" && pwd; })
@@ -39,6 +40,8 @@ run () {
 		-append "console=ttyS0 root=kbroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144 ro init=$here/host-init kbhost=$dir panic=5 oops=panic quiet tsc=reliable" \
 		-fsdev local,id=root,path=/,security_model=passthrough,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=kbroot \
+		-fsdev local,id=mods,path="$dir/modules",security_model=passthrough \
+		-device virtio-9p-pci,fsdev=mods,mount_tag=kbmods \
 		-netdev user,id=net,hostfwd=tcp:127.0.0.1:$1-:22 \
 		-device virtio-net-pci,netdev=net \
 		-drive file="$dir/scratch.img",if=virtio,format=raw,cache=unsafe \
@@ -76,6 +79,8 @@ start)
 	Subsystem sftp internal-sftp
 	EOC
 	truncate -s 256M "$dir/scratch.img"
+	rm -rf "$dir/modules"
+	mkdir -p "$dir/modules"
 	for port in $(seq $((30000 + $$ % 20000)) $((30019 + $$ % 20000))); do
 		if run "$port"; then
 			echo "$port" >"$dir/port"
