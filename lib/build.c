@@ -239,7 +239,8 @@ static unsigned long long dir_size(const char *dir)
 		if (de->d_name[0] == '.')
 			continue;
 		p = kb_asprintf("%s/%s", dir, de->d_name);
-		if (stat(p, &st) == 0)
+		/* not through a symbolic link: that is not the cache's */
+		if (lstat(p, &st) == 0)
 			total += S_ISDIR(st.st_mode) ? dir_size(p) : (unsigned long long)st.st_size;
 		free(p);
 	}
@@ -396,7 +397,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL, *lockp = NULL;
 	struct kb_run_result rr;
 	double start = kb_now();
-	int ret, lockfd = -1, modules = 0;
+	int ret, lockfd = -1, modules = 0, i;
 
 	memset(res, 0, sizeof(*res));
 	git_oid_tostr(sha, sizeof(sha), commit);
@@ -503,6 +504,14 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 			ret = kb_error(KB_EINFRA, "installing the modules of %.12s failed "
 				       "(see %s)", sha, log);
 			goto out;
+		}
+		/* links to this machine's source and build trees: no use elsewhere */
+		for (i = 0; i < 2; i++) {
+			char *link = kb_asprintf("%s/modules/lib/modules/%s/%s", tmp, res->release,
+						 i ? "build" : "source");
+
+			unlink(link);
+			free(link);
 		}
 	}
 	{

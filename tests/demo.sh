@@ -18,6 +18,14 @@
 #
 # KBISECT_DEMO_DIR (default /var/tmp/kbisect-demo) keeps the history, the
 # database and the compiler cache, so that a second run is quick.
+#
+#   sh tests/demo.sh ssh
+#
+# runs the same bisection on a "bare-metal" host over SSH instead: a QEMU
+# machine started here (tests/kernel/host-vm.sh, booted from the demo-good
+# kernel, this machine's root over 9p, a real sshd on a forwarded loopback
+# port), which kbisect switches to each kernel with kexec; the machine file
+# is KBISECT_DEMO_DIR/host.json.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -25,6 +33,12 @@ top=$(pwd)
 base=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}
 demo=$base/linux
 db=$base/demo.db
+target=vm-small
+case ${1:-} in
+ssh) target=ssh ;;
+'') ;;
+*) echo "usage: sh tests/demo.sh [ssh]" >&2; exit 2 ;;
+esac
 
 if [ "${KBISECT_DEMO_NO_DEPS:-}" != 1 ]; then
 	echo "== installing what the demo needs (tests/install-deps.sh)"
@@ -45,11 +59,37 @@ export CCACHE_DIR
 # a new bisection each time; the builds stay in the cache
 "$top/kbisect" reset --repo "$demo" --db "$db" >/dev/null 2>&1 || true
 
-echo "== kbisect start demo-good demo-bad --bench demo-create --target vm-small"
+if [ $target = ssh ]; then
+	host=$base/host
+	echo "== the test host: a QEMU machine in $host, booted from demo-good"
+	"$top/kbisect" build demo-good --target ssh://host --repo "$demo" --db "$db" >"$base/host.build"
+	kernel=$(sed -n 's/^artifacts //p' "$base/host.build")/bzImage
+	port=$(sh tests/kernel/host-vm.sh start "$host" "$kernel")
+	trap 'sh "$top/tests/kernel/host-vm.sh" stop "$host"' EXIT
+	cat >"$base/host.json" <<-EOF
+	{ "target": "ssh://root@127.0.0.1:$port", "key_file": "$host/id",
+	  "known_hosts": "$host/known_hosts", "boot_timeout": 90,
+	  "scratch_dev": "/dev/vda", "modules_dir": "/srv/lib/modules",
+	  "power_cycle": ["sh", "$top/tests/kernel/host-vm.sh", "cycle", "$host"] }
+	EOF
+	rm -f "$host/known_hosts"
+	n=0
+	until "$top/kbisect" target "$base/host.json" --accept-new-host-key; do
+		n=$((n + 1))
+		if [ $n -ge 60 ]; then
+			echo "the test host did not start: see $host/console.new" >&2
+			exit 1
+		fi
+		sleep 5
+	done 2>/dev/null
+	target=$base/host.json
+fi
+
+echo "== kbisect start demo-good demo-bad --bench demo-create --target $target"
 start=$(date +%s)
 set +e
 "$top/kbisect" start demo-good demo-bad --repo "$demo" --db "$db" \
-	--bench demo-create --target vm-small
+	--bench demo-create --target "$target"
 status=$?
 set -e
 echo "kbisect start exited with $status after $(( $(date +%s) - start )) s"

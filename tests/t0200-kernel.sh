@@ -352,7 +352,7 @@ machine () {
 		printf '{ "target": "ssh://root@127.0.0.1:%s", "key_file": "%s",\n' \
 			"$(cat "$H/port")" "$H/id"
 		printf '  "known_hosts": "%s", "boot_timeout": 45,\n' "$TRASH_DIRECTORY/known_hosts"
-		printf '  "workdir": "%s", "scratch_dev": "/dev/vda",\n' \
+		printf '  "workdir": "%s", "scratch_dev": "/dev/vda", "modules_dir": "/srv/lib/modules",\n' \
 			"$(printf '%s' "$WORKDIR" | sed 's/["\\]/\\&/g')"
 		printf '  "power_cycle": ["sh", "%s", "cycle", "%s"]' "$HOSTVM" "$H"
 		for kv in "$@"; do
@@ -369,6 +369,7 @@ test_expect_success SSHHOST 'the test host boots its installed kernel and runs s
 	# the build installed its modules beside the image
 	test -f "$art/modules/lib/modules/$(cat "$art/release")/kernel/lib/crc-itu-t.ko" &&
 	test -f "$art/modules/lib/modules/$(cat "$art/release")/modules.dep" &&
+	! test -L "$art/modules/lib/modules/$(cat "$art/release")/source" &&
 	sh "$HOSTVM" start "$H" "$(sed -n "s/^artifacts //p" b1)/bzImage" >port &&
 	machine m.json &&
 	test_wait_for "grep -q \"sshd started (0)\" \"$H/console.new\"" 2400
@@ -423,14 +424,14 @@ test_expect_success SSHHOST 'bisect over ssh: every kernel switched to with kexe
 '
 
 test_expect_success SSHHOST 'the modules of each kernel are installed on the host with it' '
-	grep "modules of 6\.1\.[0-9]*-kb[0-9a-f]* installed in /lib/modules" err &&
+	grep "modules of 6\.1\.[0-9]*-kb[0-9a-f]* installed in /srv/lib/modules" err &&
 	ssh -i "$H/id" -p "$(cat "$H/port")" -o UserKnownHostsFile="$TRASH_DIRECTORY/known_hosts" \
 		-o BatchMode=yes root@127.0.0.1 \
-		"modprobe crc-itu-t && grep crc_itu_t /proc/modules && uname -r" >mod.out &&
+		"modprobe -d /srv crc-itu-t && grep crc_itu_t /proc/modules && uname -r" >mod.out &&
 	grep "^crc_itu_t " mod.out &&
-	test -f "$H/modules/$(tail -n 1 mod.out)/.kbisect" &&
+	test -f "$H/modules/lib/modules/$(tail -n 1 mod.out)/.kbisect" &&
 	# those of earlier kernels went: the running one and at most one more
-	ls "$H/modules" >trees &&
+	ls "$H/modules/lib/modules" >trees &&
 	test_line_count -le 2 trees &&
 	! grep kbisect-new trees
 '

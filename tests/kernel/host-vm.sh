@@ -12,7 +12,8 @@
 #
 # DIR keeps the host key, the authorized key (DIR/id is the client's
 # private key), the sshd configuration, the scratch disk, the host's
-# /lib/modules (DIR/modules, writable and kept across boots like a disk)
+# /srv (DIR/modules, writable and kept across boots like a disk: the
+# tests install modules in /srv/lib/modules)
 # and the console (DIR/console.log, appended to across boots).
 set -eu
 cmd=$1
@@ -80,7 +81,7 @@ start)
 	EOC
 	truncate -s 256M "$dir/scratch.img"
 	rm -rf "$dir/modules"
-	mkdir -p "$dir/modules"
+	mkdir -p "$dir/modules/lib/modules"
 	for port in $(seq $((30000 + $$ % 20000)) $((30019 + $$ % 20000))); do
 		if run "$port"; then
 			echo "$port" >"$dir/port"
