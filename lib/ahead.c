@@ -27,13 +27,17 @@
 #include "build.h"
 #include "session_int.h"
 
-/* vCPUs of the guest, or 1 for a benchmark that runs on this machine. */
+/* This machine's CPUs the test takes: the guest's vCPUs, 1 for a
+ * benchmark that runs here, none when it runs on another machine. */
 static long test_cpus(struct kb_session *s, struct kb_target *t)
 {
 	long vcpus = 2;
 
 	if (!t->ops->guest)
 		return 1;
+	/* a host over SSH, a remote hypervisor: this machine's cores are free */
+	if (t->elsewhere)
+		return 0;
 	if (s->spec.machine) {
 		json_error_t jerr;
 		json_t *m = json_loads(s->spec.machine, 0, &jerr);

@@ -39,3 +39,16 @@ void kb_target_close(struct kb_target *t)
 	if (t)
 		t->ops->close(t);
 }
+
+int kb_host_is_here(const char *host, size_t len)
+{
+	static const char *const here[] = { "localhost", "::1", "[::1]" };
+	size_t i;
+
+	if (len >= 4 && !strncmp(host, "127.", 4))
+		return 1;
+	for (i = 0; i < sizeof(here) / sizeof(here[0]); i++)
+		if (strlen(here[i]) == len && !strncmp(host, here[i], len))
+			return 1;
+	return 0;
+}

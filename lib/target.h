@@ -76,6 +76,8 @@ struct kb_target {
 	const char *kernel_dir; /* the build to boot: bzImage, config, release */
 	char fault[1024];       /* why the last boot failed (boot returned 1) */
 	char accel[16];         /* how the guest runs: "kvm", "tcg", or "" */
+	int elsewhere;          /* the test runs on another machine: it takes
+				   none of this one's CPUs */
 };
 
 extern const struct kb_target_ops kb_target_local;
@@ -84,6 +86,10 @@ extern const struct kb_target_ops kb_target_ssh;
 
 /* The release (uname -r) of the build in 'kernel_dir', its newline cut. */
 int kb_target_release(const char *kernel_dir, struct kb_buf *rel);
+
+/* Is the host named by the 'len' bytes at 'host' this machine (localhost,
+ * 127.x.y.z, ::1)? */
+int kb_host_is_here(const char *host, size_t len);
 
 /* Open the backend that 'spec' names ("local", ...). */
 int kb_target_open(struct kb_target **out, const char *spec,

@@ -227,6 +227,7 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 			       "power_cycle_tries >= 0");
 		goto fail;
 	}
+	t->base.elsewhere = !kb_host_is_here(t->host, strlen(t->host));
 	t->prefix = kb_asprintf("%s-", env->session_name);
 	t->statedir = kb_strdup(env->statedir);
 	t->say = env->say;

@@ -22,7 +22,8 @@
 #   sh tests/demo.sh ssh
 #
 # runs the same bisection on a "bare-metal" host over SSH instead: a QEMU
-# machine started here (tests/kernel/host-vm.sh, booted from the demo-good
+# machine started here (tests/kernel/host-vm.sh, in /tmp/kbisect-demo-host,
+# booted from the demo-good
 # kernel, this machine's root over 9p, a real sshd on a forwarded loopback
 # port), which kbisect switches to each kernel with kexec; the machine file
 # is KBISECT_DEMO_DIR/host.json.
@@ -60,7 +61,8 @@ export CCACHE_DIR
 "$top/kbisect" reset --repo "$demo" --db "$db" >/dev/null 2>&1 || true
 
 if [ $target = ssh ]; then
-	host=$base/host
+	# not under /var/tmp, which the test host has a tmpfs of its own on
+	host=/tmp/kbisect-demo-host
 	echo "== the test host: a QEMU machine in $host, booted from demo-good"
 	"$top/kbisect" build demo-good --target ssh://host --repo "$demo" --db "$db" >"$base/host.build"
 	kernel=$(sed -n 's/^artifacts //p' "$base/host.build")/bzImage

@@ -4,7 +4,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "session_int.h"
 #include "ssh.h"
+#include "target.h"
 #include "test.h"
 
 /* Run a command line with the host's kind of shell; its output. */
@@ -93,4 +95,38 @@ TEST(test_ssh__program_with_equals_is_not_a_variable)
 
 	CHECK_MSG(strstr(cmd, "'A=1' ./'x=y'") != NULL, "%s", cmd);
 	free(cmd);
+}
+
+TEST(test_ssh__which_hosts_are_this_machine)
+{
+	static const char *const here[] = { "localhost", "127.0.0.1", "127.1.2.3", "::1", "[::1]" };
+	static const char *const there[] = { "lab1", "10.0.2.15", "localhost.example.org",
+					     "127", "::2", "" };
+	size_t i;
+
+	for (i = 0; i < sizeof(here) / sizeof(here[0]); i++)
+		CHECK_MSG(kb_host_is_here(here[i], strlen(here[i])), "%s", here[i]);
+	for (i = 0; i < sizeof(there) / sizeof(there[0]); i++)
+		CHECK_MSG(!kb_host_is_here(there[i], strlen(there[i])), "%s", there[i]);
+	/* a name cut from a longer text: only its length counts */
+	CHECK(kb_host_is_here("localhost:22/system", 9));
+	CHECK(!kb_host_is_here("localhostx", 10));
+}
+
+TEST(test_ssh__a_test_on_another_machine_leaves_this_one_to_builds)
+{
+	struct kb_session *s = kb_calloc(1, sizeof(*s));
+	struct kb_target t = { 0 };
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+
+	s->spec.build = "kernel";
+	s->spec.build_ahead = 'a';
+	t.ops = &kb_target_ssh;
+	/* on this machine, a guest's two vCPUs come first */
+	CHECK(kb_ahead_jobs(s, &t) == (cores - 2 >= 2 ? cores - 2 : 0));
+	t.elsewhere = 1;
+	CHECK_MSG(kb_ahead_jobs(s, &t) == (cores >= 2 ? cores : 0), "%d", kb_ahead_jobs(s, &t));
+	s->spec.build_ahead = 'n';
+	CHECK(kb_ahead_jobs(s, &t) == 0);
+	free(s);
 }
