@@ -671,6 +671,10 @@ static char *domain_xml(struct vm_target *t, const char *accel)
 		xml_add(&b, t->data_path);
 		kb_buf_adds(&b, "'/><target port='1'/></serial>\n");
 	}
+	/* entropy from the host: a kernel's random pool is ready at once, and
+	 * nothing in the guest waits for it (getrandom blocks until then) */
+	kb_buf_adds(&b, "    <rng model='virtio'><backend model='random'>/dev/urandom</backend>"
+		    "</rng>\n");
 	kb_buf_adds(&b, "    <memballoon model='none'/>\n  </devices>\n</domain>\n");
 	free(kernel);
 	free(scratch);

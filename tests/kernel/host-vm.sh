@@ -38,13 +38,15 @@ run () {
 	# run PORT: start QEMU, forwarding PORT; fails when the port is taken
 	qemu-system-x86_64 -accel tcg -m 512 -smp 1 -nodefaults -display none \
 		-kernel "$dir/kernel" \
-		-append "console=ttyS0 root=kbroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144 ro init=$here/host-init kbhost=$dir panic=5 oops=panic quiet tsc=reliable" \
+		-append "console=ttyS0 root=kbroot rootfstype=9p rootflags=trans=virtio,version=9p2000.L,msize=262144 ro init=$here/host-init kbhost=$dir panic=5 oops=panic tsc=reliable" \
 		-fsdev local,id=root,path=/,security_model=passthrough,readonly=on,multidevs=remap \
 		-device virtio-9p-pci,fsdev=root,mount_tag=kbroot \
 		-fsdev local,id=mods,path="$dir/modules",security_model=passthrough \
 		-device virtio-9p-pci,fsdev=mods,mount_tag=kbmods \
 		-netdev user,id=net,hostfwd=tcp:127.0.0.1:$1-:22 \
 		-device virtio-net-pci,netdev=net \
+		-object rng-random,id=rng,filename=/dev/urandom \
+		-device virtio-rng-pci,rng=rng \
 		-drive file="$dir/scratch.img",if=virtio,format=raw,cache=unsafe \
 		-serial file:"$dir/console.new" \
 		-monitor unix:"$dir/monitor",server=on,wait=off \
