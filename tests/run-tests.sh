@@ -33,11 +33,18 @@ run_tap () {
 	fi
 }
 
+# mawk reads a pipe in blocks: each line as it comes, so that a long
+# script's results show while it runs
+awk_line=
+if awk -W version 2>/dev/null | grep -q mawk; then
+	awk_line="-W interactive"
+fi
+
 run_tap_ () {
 	{
 		"$@" 2>&1 </dev/null
 		echo "#RUN-TESTS-EXIT $?"
-	} | awk -v name="$run_name_" -v tally="$tally" '
+	} | awk $awk_line -v name="$run_name_" -v tally="$tally" '
 	/^#RUN-TESTS-EXIT [0-9]+$/ { code = $2 + 0; got_code = 1; next }
 	{ print name ": " $0; fflush() }
 	/^ok [0-9]+/ {
