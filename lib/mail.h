@@ -1,0 +1,21 @@
+/*
+ * mail.h - the parts of a report mail that come from a commit.
+ *
+ * The people a report about a commit goes to: its author and everyone in
+ * its Signed-off-by, Reviewed-by, Acked-by, Tested-by and Reported-by
+ * trailers, each once (by address, case-insensitively), in the order
+ * they appear.  A value that could break a mail header or add a
+ * recipient (a control character, no "<address>" at its end, an address
+ * without '@', a name with , ; < > or ") is left out.
+ */
+#ifndef KB_MAIL_H
+#define KB_MAIL_H
+
+#include "util.h"
+
+/* Add "Name <address>" for the author (may be NULL) and each person in
+ * the trailers of 'message' to 'out', skipping addresses already in it.
+ * Returns how many were added. */
+int kb_mail_people(const char *author, const char *message, struct kb_strv *out);
+
+#endif
