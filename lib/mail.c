@@ -88,3 +88,36 @@ int kb_mail_people(const char *author, const char *message, struct kb_strv *out)
 	}
 	return added;
 }
+
+/* 'text' on one line: runs of blanks and control characters become one
+ * space, none at either end. */
+static void add_one_line(struct kb_buf *b, const char *text)
+{
+	int blank = 0;
+	size_t start = b->len;
+
+	for (; *text; text++) {
+		unsigned char c = (unsigned char)*text;
+
+		if (c < 0x20 || c == 0x7f || c == ' ') {
+			blank = 1;
+			continue;
+		}
+		if (blank && b->len > start)
+			kb_buf_addch(b, ' ');
+		blank = 0;
+		kb_buf_addch(b, (char)c);
+	}
+}
+
+char *kb_mail_subject(const char *subject, const char *metric, double change_pct)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	kb_buf_adds(&b, "[REGRESSION] ");
+	add_one_line(&b, subject ? subject : "");
+	kb_buf_adds(&b, ": ");
+	add_one_line(&b, metric ? metric : "");
+	kb_buf_addf(&b, " %+.1f%%", change_pct);
+	return kb_buf_detach(&b);
+}

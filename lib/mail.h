@@ -18,4 +18,10 @@
  * Returns how many were added. */
 int kb_mail_people(const char *author, const char *message, struct kb_strv *out);
 
+/* The Subject of the report of a culprit: "[REGRESSION] SUBJECT: METRIC
+ * +x.x%" ("SUBJECT" is the commit's, which names its subsystem), on one
+ * line: every run of blanks and control characters (a newline of a
+ * subject) becomes one space.  Free it. */
+char *kb_mail_subject(const char *subject, const char *metric, double change_pct);
+
 #endif

@@ -48,3 +48,17 @@ TEST(test_mail__nothing_that_breaks_a_header)
 	CHECK(v.n == 0);
 	kb_strv_clear(&v);
 }
+
+TEST(test_mail__subject_on_one_line)
+{
+	char *s = kb_mail_subject("namei: pace file creation in lookup_open()",
+				  "create_clat_mean", 24.34);
+
+	CHECK_MSG(!strcmp(s, "[REGRESSION] namei: pace file creation in lookup_open(): "
+			  "create_clat_mean +24.3%"), "%s", s);
+	free(s);
+	s = kb_mail_subject("  fs: a\r\nBcc: x@example.org\t now ", "ops/s", -5.04);
+	CHECK_MSG(!strcmp(s, "[REGRESSION] fs: a Bcc: x@example.org now: ops/s -5.0%"), "%s", s);
+	CHECK(!strpbrk(s, "\r\n\t"));
+	free(s);
+}
