@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 static const char *const tags[] = {
 	"Signed-off-by:", "Reviewed-by:", "Acked-by:", "Tested-by:", "Reported-by:",
@@ -120,4 +121,84 @@ char *kb_mail_subject(const char *subject, const char *metric, double change_pct
 	add_one_line(&b, metric ? metric : "");
 	kb_buf_addf(&b, " %+.1f%%", change_pct);
 	return kb_buf_detach(&b);
+}
+
+static int one_line(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static void header_list(struct kb_buf *b, const char *name, const char *const *v,
+			const char *eol)
+{
+	size_t i;
+
+	if (!v || !v[0])
+		return;
+	/* one address a line: "To: a,\r\n b\r\n" */
+	kb_buf_addf(b, "%s: ", name);
+	for (i = 0; v[i]; i++)
+		kb_buf_addf(b, "%s%s%s%s", v[i], v[i + 1] ? "," : "", v[i + 1] ? eol : "",
+			    v[i + 1] ? " " : "");
+	kb_buf_adds(b, eol);
+}
+
+int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out)
+{
+	const char *eol = mbox ? "\n" : "\r\n";
+	struct kb_buf b = KB_BUF_INIT;
+	char date[64];
+	time_t t = (time_t)m->date;
+	struct tm tm;
+	const char *p;
+	size_t i;
+
+	if (!m->from || !usable(m->from) || !m->to || !m->to[0] || !m->subject ||
+	    !one_line(m->subject) || !m->message_id || !one_line(m->message_id) ||
+	    !one_line(m->in_reply_to))
+		return kb_error(KB_EINVAL, "a mail header would not be one line, or the "
+				"mail has no sender or no recipient");
+	for (i = 0; m->to[i]; i++)
+		if (!usable(m->to[i]))
+			return kb_error(KB_EINVAL, "not an address for To: %s", m->to[i]);
+	for (i = 0; m->cc && m->cc[i]; i++)
+		if (!usable(m->cc[i]))
+			return kb_error(KB_EINVAL, "not an address for Cc: %s", m->cc[i]);
+	gmtime_r(&t, &tm);
+	if (mbox) {
+		strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
+		kb_buf_addf(&b, "From kbisect %s\n", date);
+	}
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
+	kb_buf_addf(&b, "From: %s%s", m->from, eol);
+	header_list(&b, "To", m->to, eol);
+	header_list(&b, "Cc", m->cc, eol);
+	kb_buf_addf(&b, "Subject: %s%sDate: %s%sMessage-ID: %s%s", m->subject, eol, date, eol,
+		    m->message_id, eol);
+	if (m->in_reply_to)
+		kb_buf_addf(&b, "In-Reply-To: %s%sReferences: %s%s", m->in_reply_to, eol,
+			    m->in_reply_to, eol);
+	kb_buf_addf(&b, "MIME-Version: 1.0%sContent-Type: text/plain; charset=UTF-8%s"
+		    "Content-Transfer-Encoding: 8bit%s%s", eol, eol, eol, eol);
+	for (p = m->body ? m->body : ""; *p;) {
+		size_t len = strcspn(p, "\n");
+
+		if (len && p[len - 1] == '\r')
+			len--;
+		if (mbox && !strncmp(p, "From ", 5))
+			kb_buf_addch(&b, '>');
+		kb_buf_add(&b, p, len);
+		kb_buf_adds(&b, eol);
+		p += len;
+		p += *p == '\r';
+		p += *p == '\n';
+	}
+	if (mbox)
+		kb_buf_addch(&b, '\n');
+	kb_buf_add(out, b.ptr, b.len);
+	kb_buf_release(&b);
+	return 0;
 }

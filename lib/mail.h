@@ -24,4 +24,24 @@ int kb_mail_people(const char *author, const char *message, struct kb_strv *out)
  * subject) becomes one space.  Free it. */
 char *kb_mail_subject(const char *subject, const char *metric, double change_pct);
 
+/* A mail, as its headers are to be written. */
+struct kb_mail {
+	const char *from;             /* "Name <address>" */
+	const char *const *to;        /* NULL-terminated */
+	const char *const *cc;        /* NULL-terminated, may be NULL */
+	const char *subject;          /* one line (kb_mail_subject) */
+	const char *message_id;       /* "<...@...>" */
+	const char *in_reply_to;      /* "<...@...>" or NULL: sets References too */
+	long long date;               /* seconds since the epoch */
+	const char *body;             /* text, '\n' line ends */
+};
+
+/*
+ * The message in RFC 5322 form (CRLF line ends, a plain-text UTF-8 body;
+ * SMTP's dot-stuffing is the sender's) after an mbox "From " line when 'mbox' is set (then '\n' line ends and body
+ * lines that start with "From " get a '>').  An address list or a
+ * header that would not be one line: KB_EINVAL, nothing written.
+ */
+int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out);
+
 #endif

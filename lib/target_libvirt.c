@@ -89,6 +89,17 @@ static void quiet_errors(void *ctx, virErrorPtr err)
 {
 }
 
+/* Do the 'len' bytes at 'line' hold 'word'? */
+static int line_has(const char *line, size_t len, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (; len >= n; line++, len--)
+		if (!memcmp(line, word, n))
+			return 1;
+	return 0;
+}
+
 /* libvirt's last error, cut to the line that says what went wrong (QEMU's
  * messages come with lines of deprecation warnings). */
 static const char *virt_msg(void)
@@ -102,8 +113,8 @@ static const char *virt_msg(void)
 	for (line = m; *line; ) {
 		size_t len = strcspn(line, "\n");
 
-		if (len && !memmem(line, len, "warning", 7) && !memmem(line, len, "Please use", 10) &&
-		    (!best || memmem(line, len, "rror", 4) || memmem(line, len, "failed", 6))) {
+		if (len && !line_has(line, len, "warning") && !line_has(line, len, "Please use") &&
+		    (!best || line_has(line, len, "rror") || line_has(line, len, "failed"))) {
 			best = line;
 			best_len = len;
 		}

@@ -62,3 +62,69 @@ TEST(test_mail__subject_on_one_line)
 	CHECK(!strpbrk(s, "\r\n\t"));
 	free(s);
 }
+
+TEST(test_mail__message_headers_and_body)
+{
+	static const char *const to[] = { "LKML <linux-kernel@vger.example.org>", NULL };
+	static const char *const cc[] = { "Ada <ada@example.org>", "Alan <alan@example.org>",
+					  NULL };
+	struct kb_mail m = {
+		.from = "kbisect <kbisect@example.org>", .to = to, .cc = cc,
+		.subject = "[REGRESSION] namei: x: m +1.0%",
+		.message_id = "<kbisect-1@example.org>",
+		.in_reply_to = "<orig@example.org>",
+		.date = 86400,
+		.body = "Hello\nFrom here on\r\n.\nend",
+	};
+	struct kb_buf b = KB_BUF_INIT;
+
+	CHECK(kb_mail_format(&m, 0, &b) == 0);
+	CHECK_MSG(!strcmp(b.ptr,
+		"From: kbisect <kbisect@example.org>\r\n"
+		"To: LKML <linux-kernel@vger.example.org>\r\n"
+		"Cc: Ada <ada@example.org>,\r\n Alan <alan@example.org>\r\n"
+		"Subject: [REGRESSION] namei: x: m +1.0%\r\n"
+		"Date: Fri, 02 Jan 1970 00:00:00 +0000\r\n"
+		"Message-ID: <kbisect-1@example.org>\r\n"
+		"In-Reply-To: <orig@example.org>\r\n"
+		"References: <orig@example.org>\r\n"
+		"MIME-Version: 1.0\r\nContent-Type: text/plain; charset=UTF-8\r\n"
+		"Content-Transfer-Encoding: 8bit\r\n\r\n"
+		"Hello\r\nFrom here on\r\n.\r\nend\r\n"), "%s", b.ptr);
+	kb_buf_release(&b);
+	/* an mbox: its From line, "From " in the body quoted */
+	m.in_reply_to = NULL;
+	m.cc = NULL;
+	CHECK(kb_mail_format(&m, 1, &b) == 0);
+	{
+		static const char head[] = "From kbisect Fri Jan  2 00:00:00 1970\n"
+					   "From: kbisect <kbisect@example.org>\n";
+
+		CHECK_MSG(!strncmp(b.ptr, head, sizeof(head) - 1), "%s", b.ptr);
+	}
+	CHECK(strstr(b.ptr, "\n>From here on\n") && !strstr(b.ptr, "\r"));
+	CHECK(!strstr(b.ptr, "In-Reply-To") && !strstr(b.ptr, "Cc:"));
+	kb_buf_release(&b);
+}
+
+TEST(test_mail__no_header_that_is_not_one_line)
+{
+	static const char *const to[] = { "L <l@example.org>", NULL };
+	static const char *const bad[] = { "L <l@example.org>\r\nBcc: x@example.org", NULL };
+	struct kb_mail m = {
+		.from = "k <k@example.org>", .to = to, .subject = "s\r\nBcc: <x@example.org>",
+		.message_id = "<1@example.org>", .date = 0, .body = "",
+	};
+	struct kb_buf b = KB_BUF_INIT;
+
+	CHECK(kb_mail_format(&m, 0, &b) < 0 && b.len == 0);
+	m.subject = "s";
+	m.to = bad;
+	CHECK(kb_mail_format(&m, 0, &b) < 0 && b.len == 0);
+	m.to = to;
+	m.in_reply_to = "<a@example.org>\nX: y";
+	CHECK(kb_mail_format(&m, 0, &b) < 0 && b.len == 0);
+	m.in_reply_to = NULL;
+	CHECK(kb_mail_format(&m, 0, &b) == 0 && b.len > 0);
+	kb_buf_release(&b);
+}
