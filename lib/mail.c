@@ -21,16 +21,22 @@ static size_t address(const char *person, const char **at)
 	return (size_t)(gt - lt - 1);
 }
 
+/* No control character (a line end, for one): fit for one header line. */
+static int one_line(const char *s)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
 /* Fit for a header: printable, one "<...@...>" at the end. */
 static int usable(const char *person)
 {
 	const char *a, *p;
 	size_t n = address(person, &a);
 
-	for (p = person; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return 0;
-	if (!n || !memchr(a, '@', n) || memchr(a, ' ', n))
+	if (!one_line(person) || !n || !memchr(a, '@', n) || memchr(a, ' ', n))
 		return 0;
 	/* a name that would add a recipient or need quoting: left out */
 	for (p = person; p < a - 1; p++)
@@ -121,14 +127,6 @@ char *kb_mail_subject(const char *subject, const char *metric, double change_pct
 	add_one_line(&b, metric ? metric : "");
 	kb_buf_addf(&b, " %+.1f%%", change_pct);
 	return kb_buf_detach(&b);
-}
-
-static int one_line(const char *s)
-{
-	for (; s && *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			return 0;
-	return 1;
 }
 
 static void header_list(struct kb_buf *b, const char *name, const char *const *v,

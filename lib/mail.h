@@ -37,10 +37,11 @@ struct kb_mail {
 };
 
 /*
- * The message in RFC 5322 form (CRLF line ends, a plain-text UTF-8 body;
- * SMTP's dot-stuffing is the sender's) after an mbox "From " line when 'mbox' is set (then '\n' line ends and body
- * lines that start with "From " get a '>').  An address list or a
- * header that would not be one line: KB_EINVAL, nothing written.
+ * Append the message to 'out' in RFC 5322 form (CRLF line ends, a
+ * plain-text UTF-8 body; SMTP's dot-stuffing is the sender's), or, with
+ * 'mbox', after an mbox "From " line ('\n' line ends, body lines that
+ * start with "From " get a '>').  An address or a header that would not
+ * be one line: KB_EINVAL, nothing written.
  */
 int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out);
 

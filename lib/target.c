@@ -52,3 +52,16 @@ int kb_host_is_here(const char *host, size_t len)
 			return 1;
 	return 0;
 }
+
+int kb_uri_host_is_here(const char *uri)
+{
+	const char *h = strstr(uri, "://"), *at;
+
+	if (!h)
+		return 1;
+	h += 3;
+	at = strchr(h, '@');
+	if (at && at < h + strcspn(h, "/?"))
+		h = at + 1;
+	return kb_host_is_here(h, h[0] == '[' ? strcspn(h, "]") + 1 : strcspn(h, ":/?"));
+}

@@ -91,6 +91,10 @@ int kb_target_release(const char *kernel_dir, struct kb_buf *rel);
  * 127.x.y.z, ::1)? */
 int kb_host_is_here(const char *host, size_t len);
 
+/* Does the host of a URI ("qemu+ssh://[user@]host[:port]/system") name
+ * this machine?  A URI without "://" is this machine's. */
+int kb_uri_host_is_here(const char *uri);
+
 /* Open the backend that 'spec' names ("local", ...). */
 int kb_target_open(struct kb_target **out, const char *spec,
 		   const struct kb_target_env *env);

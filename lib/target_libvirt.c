@@ -211,15 +211,7 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 	t->scratch_mib = machine_int(m, "scratch_mib", 4096);
 	t->boot_timeout = (double)machine_int(m, "boot_timeout", 180);
 	t->remote = uri_is_remote(t->uri);
-	if (t->remote) {
-		/* qemu+ssh://[user@]host[:port]/system */
-		const char *h = strstr(t->uri, "://") + 3, *at = strchr(h, '@');
-
-		if (at && at < h + strcspn(h, "/?"))
-			h = at + 1;
-		t->base.elsewhere = !kb_host_is_here(h, h[0] == '[' ? strcspn(h, "]") + 1 :
-						     strcspn(h, ":/?"));
-	}
+	t->base.elsewhere = t->remote && !kb_uri_host_is_here(t->uri);
 	t->port[0].fd = t->port[1].fd = -1;
 	if (t->remote) {
 		json_t *pool = m ? json_object_get(m, "pool") : NULL;

@@ -108,6 +108,13 @@ TEST(test_ssh__which_hosts_are_this_machine)
 		CHECK_MSG(kb_host_is_here(here[i], strlen(here[i])), "%s", here[i]);
 	for (i = 0; i < sizeof(there) / sizeof(there[0]); i++)
 		CHECK_MSG(!kb_host_is_here(there[i], strlen(there[i])), "%s", there[i]);
+	CHECK(kb_uri_host_is_here("qemu+ssh://root@127.0.0.1:2222/system?keyfile=/k"));
+	CHECK(kb_uri_host_is_here("qemu+ssh://localhost/system"));
+	CHECK(kb_uri_host_is_here("qemu+ssh://[::1]:22/system"));
+	CHECK(!kb_uri_host_is_here("qemu+ssh://me@lab1.example.org/system"));
+	CHECK(!kb_uri_host_is_here("qemu+tcp://10.0.0.7:16509/system"));
+	/* an '@' after the host is not a user's */
+	CHECK(!kb_uri_host_is_here("qemu+ssh://lab1/system?keyfile=/k@127.0.0.1"));
 	/* a name cut from a longer text: only its length counts */
 	CHECK(kb_host_is_here("localhost:22/system", 9));
 	CHECK(!kb_host_is_here("localhostx", 10));
