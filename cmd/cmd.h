@@ -95,7 +95,24 @@ int kb_set_target(struct kb_spec *spec, const char *target);
 /* Run a loaded session to its verdict and return the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);
 /* Print the text report of a session. */
-void kb_print_report(json_t *report, FILE *to);
+/* Print the text report of a session; 'link' (or NULL) is the URL of the
+ * report this one follows up. */
+void kb_print_report(json_t *report, FILE *to, const char *link);
+
+/* What 'report' was asked to do with the mail. */
+struct kb_mail_opts {
+	const char *config;          /* --mail-config, or NULL: the default */
+	const char *smtp, *from;     /* --smtp, --from */
+	const struct kb_strv *to;    /* --to (replaces the config's) */
+	const struct kb_strv *cc;    /* --cc (added to the config's) */
+	int no_cc;                   /* --no-cc: not the culprit's people */
+	const char *in_reply_to;     /* --in-reply-to */
+	const char *mbox;            /* --mbox FILE */
+	int send;                    /* --mail */
+};
+/* Write the report mail to an mbox file and/or send it; 0 or an engine
+ * error (printed by the caller). */
+int kb_report_mail(json_t *report, git_repository *repo, const struct kb_mail_opts *o);
 
 int cmd_start(int argc, char **argv);
 int cmd_resume(int argc, char **argv);

@@ -368,7 +368,7 @@ int kb_run_session(struct kb_session *s, const char *cmd)
 		return kb_fail(cmd);
 	if (kb_session_report(s, &report) < 0)
 		return kb_fail(cmd);
-	kb_print_report(report, stdout);
+	kb_print_report(report, stdout, NULL);
 	ret = kb_verdict_exit(report);
 	json_decref(report);
 	return ret;

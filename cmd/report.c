@@ -4,11 +4,17 @@
 
 #include "cmd.h"
 #include "stats.h"
+#include "svg.h"
 
 static const struct kb_cmd_help help = {
 	"report", "[--json] [options]",
 	"Print the result of the session: the verdict, the culprit, the log.",
-	"--json prints one object (format version 1, see kbisect(1)).\n"
+	"--json prints one object (format version 1, see kbisect(1)).  --svg,\n"
+	"--mbox and --mail write the plot or the mail instead of printing the text.\n"
+	"The mail goes To the lists of --to or of the mail config, with the\n"
+	"culprit's author and the people in its tags in Cc; the SMTP password comes\n"
+	"from the mail config (mode 600) or KBISECT_SMTP_PASSWORD, never from the\n"
+	"command line, and is stored nowhere.\n"
 	"Exit status: 0 the report names a culprit, 3 it does not, 1 an error."
 };
 
@@ -42,30 +48,74 @@ static int confirmed(json_t *c)
 	return 1;
 }
 
+/* A value in at most 10 columns, with about 5 significant digits. */
+static void fmt_value(char *buf, size_t size, double v)
+{
+	double a = v < 0 ? -v : v;
+
+	if (a >= 1e10 || (a > 0 && a < 1e-3))
+		snprintf(buf, size, "%.4g", v);
+	else if (a >= 1e4)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.*f", a >= 1000 ? 1 : a >= 100 ? 2 : a >= 10 ? 3 : 4, v);
+}
+
+/*
+ * The table of LKP reports: one column a commit (GOOD, the culprit's
+ * parent, the culprit, BAD), each with the mean of its runs and their
+ * relative standard deviation, and the change from GOOD between them.
+ */
 static void print_table(json_t *r, FILE *to)
 {
-	json_t *m = json_object_get(r, "metric"), *row;
+	json_t *m = json_object_get(r, "metric"), *row, *rows = json_array();
 	size_t i;
 
-	fprintf(to, "%s%s%s%s, %s is better:\n\n", str(m, "name"),
+	json_array_foreach(json_object_get(r, "table"), i, row)
+		if (json_object_get(row, "mean"))
+			json_array_append(rows, row);
+	if (!json_array_size(rows)) {
+		json_decref(rows);
+		return;
+	}
+	fprintf(to, "%s%s%s%s, %s is better; the mean of the runs of each commit, "
+		"\xc2\xb1 their standard deviation:\n\n", str(m, "name"),
 		*str(m, "unit") ? " (" : "", str(m, "unit"), *str(m, "unit") ? ")" : "",
 		str(m, "direction"));
-	fprintf(to, "  %-9s %-12s %12s %9s %9s %6s\n", "", "commit", "mean", "%stddev",
-		"%change", "runs");
-	json_array_foreach(json_object_get(r, "table"), i, row) {
-		json_t *mean = json_object_get(row, "mean"), *ch = json_object_get(row, "change_pct");
-		char change[32] = "";
-
-		if (ch && strcmp(str(row, "label"), "good"))
-			snprintf(change, sizeof(change), "%+.1f%%", json_number_value(ch));
-		if (!mean)
-			continue;
-		fprintf(to, "  %-9s %.12s %12.6g %6s%2.0f%% %9s %6lld\n", str(row, "label"),
-			str(row, "commit"), json_number_value(mean), "+-",
-			json_number_value(json_object_get(row, "stddev_pct")), change,
-			(long long)json_integer_value(json_object_get(row, "n")));
-	}
+	json_array_foreach(rows, i, row)
+		fprintf(to, "%s%-*s", i ? " " : "", i + 1 < json_array_size(rows) ?
+			(i ? 27 : 16) : 0, str(row, "label"));
 	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? " %-27.27s" : "%-16.16s", str(row, "commit"));
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? " ---------------------------" : "----------------");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? "     %%change         %%stddev" : "         %%stddev");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? "          |                \\" : "             \\");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row) {
+		char v[32], change[32];
+
+		fmt_value(v, sizeof(v), json_number_value(json_object_get(row, "mean")));
+		if (i) {
+			snprintf(change, sizeof(change), "%+.1f%%",
+				 json_number_value(json_object_get(row, "change_pct")));
+			fprintf(to, " %10s ", change);
+		}
+		fprintf(to, "%10s \xc2\xb1%3.0f%%", v,
+			json_number_value(json_object_get(row, "stddev_pct")));
+	}
+	fprintf(to, "  %s\n", str(m, "name"));
+	json_array_foreach(rows, i, row)
+		fprintf(to, "%*s%10lld      ", i ? 12 : 0, "",
+			(long long)json_integer_value(json_object_get(row, "n")));
+	fprintf(to, "  runs\n\n");
+	json_decref(rows);
 }
 
 static void print_checks(json_t *c, FILE *to)
@@ -86,7 +136,149 @@ static void print_checks(json_t *c, FILE *to)
 		str(checks, "warm_up"));
 }
 
-void kb_print_report(json_t *r, FILE *to)
+/* A word as a shell would need it, for commands shown to be copied. */
+static void put_word(FILE *to, const char *w)
+{
+	const char *p;
+
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789@%+=:,./_-") == strlen(w)) {
+		fputs(w, to);
+		return;
+	}
+	fputc('\'', to);
+	for (p = w; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", to);
+		else
+			fputc(*p, to);
+	fputc('\'', to);
+}
+
+/* GOOD (0) or BAD (1) as regzbot takes it: the tag given ("v5.15"), else
+ * the short commit id. */
+static const char *rev_name(json_t *r, int bad)
+{
+	static char buf[2][64];
+	json_t *setup = json_object_get(r, "setup");
+	const char *spec = bad ? str(setup, "bad_spec") :
+		json_string_value(json_array_get(json_object_get(setup, "good_specs"), 0));
+
+	if (spec && spec[0] == 'v' && spec[1] >= '0' && spec[1] <= '9' && strlen(spec) < 64 &&
+	    strspn(spec, "v0123456789.-rc") == strlen(spec))
+		return spec;
+	snprintf(buf[bad], sizeof(buf[bad]), "%.12s", str(r, bad ? "bad" : "good"));
+	return buf[bad];
+}
+
+/* The target, the kernel and the benchmark the numbers come from. */
+static void print_setup(json_t *r, FILE *to)
+{
+	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
+	json_t *m = json_object_get(b, "metric"), *machine = json_object_get(r, "machine"), *v;
+	const char *build = str(setup, "build"), *k;
+
+	if (!setup)
+		return;
+	fprintf(to, "Test setup:\n  target:    %s%s\n", str(r, "target"),
+		!strcmp(str(r, "accel"), "kvm") ? " (KVM)" :
+		!strcmp(str(r, "accel"), "tcg") ? " (QEMU TCG, no KVM)" : "");
+	json_object_foreach(machine, k, v) {
+		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		/* where this machine keeps its keys and scripts says nothing of the
+		 * measurement */
+		if (strcmp(k, "target") && strcmp(k, "key_file") && strcmp(k, "known_hosts") &&
+		    strcmp(k, "power_cycle"))
+			fprintf(to, "             %s: %s\n", k, text ? text : "");
+		free(text);
+	}
+	if (!strcmp(build, "kernel"))
+		fprintf(to, "  kernel:    built by kbisect: %s, then the fragments in %s for "
+			"the target, olddefconfig\n", *str(setup, "kconfig") ?
+			str(setup, "kconfig") : "tinyconfig", str(setup, "fragments"));
+	else if (strcmp(build, "none") && *build)
+		fprintf(to, "  build:     %s\n", build);
+	if (b) {
+		json_t *cmd = json_object_get(b, "command");
+
+		fprintf(to, "  benchmark: %s%s%s\n", str(b, "name"),
+			*str(b, "description") ? ": " : "", str(b, "description"));
+		if (json_is_string(cmd)) {
+			fprintf(to, "  command:   %s\n", json_string_value(cmd));
+		} else {
+			size_t i;
+
+			fprintf(to, "  command:  ");
+			json_array_foreach(cmd, i, v) {
+				fputc(' ', to);
+				put_word(to, json_string_value(v) ? json_string_value(v) : "");
+			}
+			fprintf(to, "\n");
+		}
+		if (m)
+			fprintf(to, "  metric:    %s%s%s%s from the output's %s %s, %s is better\n",
+				str(m, "name"), *str(m, "unit") ? " (" : "", str(m, "unit"),
+				*str(m, "unit") ? ")" : "", *str(m, "json_path") ? "JSON at" :
+				"text matching", *str(m, "json_path") ? str(m, "json_path") :
+				str(m, "regex"), str(m, "direction"));
+		{
+			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
+				   warm = json_integer_value(json_object_get(r, "warmup_used"));
+
+			fprintf(to, "  runs:      %lld a boot; ", (long long)(per ? per : 1));
+			if (warm)
+				fprintf(to, "the first %lld after each boot left out as warm-up\n",
+					(long long)warm);
+			else
+				fprintf(to, "none left out as warm-up\n");
+		}
+		if (json_object_get(r, "noise_pct"))
+			fprintf(to, "  noise:     %.1f%% run to run\n",
+				json_number_value(json_object_get(r, "noise_pct")));
+	}
+	fprintf(to, "\n");
+}
+
+/* The command that runs the same bisection again, and the replay. */
+static void print_reproduce(json_t *r, FILE *to)
+{
+	json_t *setup = json_object_get(r, "setup"), *v;
+	size_t i;
+
+	fprintf(to, "How to reproduce:\n");
+	if (setup) {
+		fprintf(to, "  kbisect start");
+		json_array_foreach(json_object_get(setup, "good_specs"), i, v) {
+			fputc(' ', to);
+			put_word(to, json_string_value(v));
+		}
+		fputc(' ', to);
+		put_word(to, str(setup, "bad_spec"));
+		fprintf(to, " --bench ");
+		put_word(to, str(json_object_get(setup, "benchmark"), "name"));
+		fprintf(to, " --target ");
+		put_word(to, str(r, "target"));
+		if (*str(setup, "kconfig")) {
+			fprintf(to, " --kconfig ");
+			put_word(to, str(setup, "kconfig"));
+		}
+		if (json_is_true(json_object_get(setup, "first_parent")))
+			fprintf(to, " --first-parent");
+		if (json_array_size(json_object_get(setup, "paths"))) {
+			fprintf(to, " --");
+			json_array_foreach(json_object_get(setup, "paths"), i, v) {
+				fputc(' ', to);
+				put_word(to, json_string_value(v));
+			}
+		}
+		fprintf(to, "\n");
+	}
+	fprintf(to, "  or, with every sample of this session: kbisect log > bisect.log; "
+		"kbisect replay bisect.log\n\n");
+}
+
+void kb_print_report(json_t *r, FILE *to, const char *link)
 {
 	const char *verdict = str(r, "verdict");
 	int perf = !strcmp(str(r, "mode"), "performance");
@@ -177,41 +369,93 @@ void kb_print_report(json_t *r, FILE *to)
 			}
 		}
 	}
-	fprintf(to, "\nReproduce: kbisect log > bisect.log; kbisect replay bisect.log\n\n");
+	fprintf(to, "\n");
+	print_setup(r, to);
+	print_reproduce(r, to);
+	if (link && *link)
+		fprintf(to, "Link: %s\n", link);
 	if (!strcmp(verdict, "culprit") && json_array_size(culprits) == 1 &&
 	    confirmed(json_array_get(culprits, 0)))
 		fprintf(to, "#regzbot introduced: %.12s\n",
 			str(json_array_get(culprits, 0), "commit"));
 	else
-		fprintf(to, "#regzbot introduced: %.12s..%.12s\n", str(r, "good"), str(r, "bad"));
+		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
+}
+
+/* The plot, written whole or not at all. */
+static int write_svg(json_t *r, const char *path)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	int ret;
+
+	if ((ret = kb_svg_report(r, &b)) == 0)
+		ret = kb_write_file_atomic(path, b.ptr, b.len, 0644);
+	kb_buf_release(&b);
+	return ret;
 }
 
 int cmd_report(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
+	struct kb_strv to = KB_STRV_INIT, cc = KB_STRV_INIT;
+	struct kb_mail_opts mo = { .to = &to, .cc = &cc };
+	const char *svg = NULL;
 	int as_json = 0, ret;
 	struct kb_opt opts[] = {
 		{ "json", OPT_FLAG, &as_json, NULL, "print one JSON object" },
+		{ "svg", OPT_STRING, &svg, "FILE", "write the plot of the metric to FILE" },
+		{ "mbox", OPT_STRING, &mo.mbox, "FILE", "write the report mail to FILE (mbox)" },
+		{ "mail", OPT_FLAG, &mo.send, NULL, "send the report mail over SMTP" },
+		{ "to", OPT_LIST, &to, "ADDRESS", "send to ADDRESS instead of the config's 'to'" },
+		{ "cc", OPT_LIST, &cc, "ADDRESS", "send a copy to ADDRESS" },
+		{ "no-cc", OPT_FLAG, &mo.no_cc, NULL,
+		  "do not copy the culprit's author and the people in its tags" },
+		{ "in-reply-to", OPT_STRING, &mo.in_reply_to, "MSGID",
+		  "thread the mail under the report MSGID (In-Reply-To, References, Link:)" },
+		{ "from", OPT_STRING, &mo.from, "ADDRESS",
+		  "sender (default: the config's 'from', else git's user.name and user.email)" },
+		{ "smtp", OPT_STRING, &mo.smtp, "URL",
+		  "SMTP server: smtp://HOST[:PORT] (STARTTLS) or smtps://HOST[:PORT]" },
+		{ "mail-config", OPT_STRING, &mo.config, "FILE",
+		  "mail config (default: ~/.config/kbisect/mail.json)" },
 		KB_CTX_OPTS(&c), { 0 }
 	};
 	struct kb_session s;
 	json_t *r;
 
-	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
+	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL))) {
+		kb_strv_clear(&to);
+		kb_strv_clear(&cc);
 		return ret == 1 ? 0 : ret;
-	if ((ret = kb_open_session(&c, &s, 0, 1, "report")))
+	}
+	if (!mo.mbox && !mo.send && (to.n || cc.n || mo.no_cc || mo.in_reply_to || mo.from ||
+				     mo.smtp || mo.config)) {
+		kb_strv_clear(&to);
+		kb_strv_clear(&cc);
+		return kb_usage_error(&help, "the mail options go with --mbox FILE or --mail");
+	}
+	if ((ret = kb_open_session(&c, &s, 0, 1, "report"))) {
+		kb_strv_clear(&to);
+		kb_strv_clear(&cc);
 		return ret;
+	}
 	if (kb_session_report(&s, &r) < 0) {
 		ret = kb_fail("report");
 	} else {
-		if (as_json)
-			kb_print_json(r);
-		else
-			kb_print_report(r, stdout);
 		ret = kb_verdict_exit(r);
+		if (svg && write_svg(r, svg) < 0)
+			ret = kb_fail("report");
+		else if ((mo.mbox || mo.send) && kb_report_mail(r, s.repo, &mo) < 0)
+			ret = kb_fail("report");
+		else if (as_json)
+			kb_print_json(r);
+		else if (!svg && !mo.mbox && !mo.send)
+			kb_print_report(r, stdout, NULL);
 		json_decref(r);
 	}
 	kb_session_release(&s);
 	kb_ctx_release(&c);
+	kb_strv_clear(&to);
+	kb_strv_clear(&cc);
 	return ret;
 }

@@ -53,15 +53,36 @@ int kb_repo_commit_info(git_repository *repo, const git_oid *oid,
 	a = git_commit_author(c);
 	out->subject = kb_strdup(s ? s : "");
 	out->author = kb_asprintf("%s <%s>", a->name, a->email);
+	s = git_commit_message(c);
+	out->message = kb_strdup(s ? s : "");
 	out->time = (long long)a->when.time;
 	git_commit_free(c);
 	return 0;
+}
+
+char *kb_repo_user(git_repository *repo)
+{
+	git_config *cfg;
+	const char *name = NULL, *email = NULL;
+	char *out = NULL;
+
+	if (git_repository_config_snapshot(&cfg, repo) < 0) {
+		git_error_clear();
+		return NULL;
+	}
+	if (git_config_get_string(&name, cfg, "user.name") == 0 &&
+	    git_config_get_string(&email, cfg, "user.email") == 0 && *email)
+		out = kb_asprintf("%s <%s>", name, email);
+	git_error_clear();
+	git_config_free(cfg);
+	return out;
 }
 
 void kb_commit_info_release(struct kb_commit_info *info)
 {
 	free(info->subject);
 	free(info->author);
+	free(info->message);
 	memset(info, 0, sizeof(*info));
 }
 

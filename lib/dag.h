@@ -42,11 +42,15 @@ int kb_repo_resolve(git_repository *repo, const char *spec, git_oid *out);
 struct kb_commit_info {
 	char *subject;
 	char *author;   /* "Name <email>" */
+	char *message;  /* the whole message, trailers included */
 	long long time; /* author time, seconds since the epoch */
 };
 int kb_repo_commit_info(git_repository *repo, const git_oid *oid,
 			struct kb_commit_info *out);
 void kb_commit_info_release(struct kb_commit_info *info);
+
+/* "user.name <user.email>" of the repository's git config, or NULL. */
+char *kb_repo_user(git_repository *repo);
 
 /*
  * Read the range.  Every GOOD must be an ancestor of BAD, and the range

@@ -1,6 +1,7 @@
 #include "mail.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -43,6 +44,32 @@ static int usable(const char *person)
 		if (strchr(",;<>\"", *p))
 			return 0;
 	return 1;
+}
+
+char *kb_mail_address(const char *person)
+{
+	const char *a;
+	size_t n;
+
+	if (!person || !usable(person) || !(n = address(person, &a)))
+		return NULL;
+	return kb_strndup(a, n);
+}
+
+char *kb_mail_person(const char *text)
+{
+	if (!text)
+		return NULL;
+	if (usable(text))
+		return kb_strdup(text);
+	if (*text && strchr(text, '@') && !strpbrk(text, " \t\r\n<>,;\"()[]\\")) {
+		char *p = kb_asprintf("<%s>", text);
+
+		if (usable(p))
+			return p;
+		free(p);
+	}
+	return NULL;
 }
 
 static int known(const struct kb_strv *out, const char *person)
@@ -125,7 +152,8 @@ char *kb_mail_subject(const char *subject, const char *metric, double change_pct
 	add_one_line(&b, subject ? subject : "");
 	kb_buf_adds(&b, ": ");
 	add_one_line(&b, metric ? metric : "");
-	kb_buf_addf(&b, " %+.1f%%", change_pct);
+	if (!isnan(change_pct))
+		kb_buf_addf(&b, " %+.1f%%", change_pct);
 	return kb_buf_detach(&b);
 }
 

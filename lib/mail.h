@@ -19,7 +19,8 @@
 int kb_mail_people(const char *author, const char *message, struct kb_strv *out);
 
 /* The Subject of the report of a culprit: "[REGRESSION] SUBJECT: METRIC
- * +x.x%" ("SUBJECT" is the commit's, which names its subsystem), on one
+ * +x.x%" ("SUBJECT" is the commit's, which names its subsystem; no
+ * change when change_pct is NAN), on one
  * line: every run of blanks and control characters (a newline of a
  * subject) becomes one space.  Free it. */
 char *kb_mail_subject(const char *subject, const char *metric, double change_pct);
@@ -44,5 +45,47 @@ struct kb_mail {
  * be one line: KB_EINVAL, nothing written.
  */
 int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out);
+
+/* The address of "Name <address>" (malloc'd), or NULL when it has none
+ * usable in a header. */
+char *kb_mail_address(const char *person);
+/* "Name <address>" as given, or "<address>" for a bare address; NULL when
+ * it is neither (or would not be one header line).  Free it. */
+char *kb_mail_person(const char *text);
+
+/* A new Message-ID, "<YYYYmmddHHMMSS.RANDOM.kbisect@DOMAIN>", with the
+ * domain of the sender's address.  Free it. */
+char *kb_mail_message_id(const char *from, long long now);
+
+/*
+ * Where and how mail is sent, and to whom by default: the mail config
+ * file (JSON, keys as the fields) and the environment, read by the
+ * command layer.  The password goes to the SMTP server and nowhere else.
+ */
+struct kb_mail_config {
+	char *smtp;             /* smtp://host[:port] or smtps://host[:port] */
+	char *user, *password;  /* both or neither */
+	char *ca_file;          /* PEM file of the CAs to trust, or NULL */
+	char *from;             /* "Name <address>" */
+	struct kb_strv to, cc;  /* lists and people every report goes to */
+	char *link;             /* Link: base for a Message-ID (lore) */
+	int timeout;            /* seconds for the whole exchange */
+};
+
+void kb_mail_config_init(struct kb_mail_config *c);
+void kb_mail_config_release(struct kb_mail_config *c);
+/* Read a config file over 'c'.  A file holding a password must be
+ * readable by its owner only: KB_EINVAL otherwise, as for a bad key. */
+int kb_mail_config_read(struct kb_mail_config *c, const char *path);
+
+/*
+ * Send 'message' (RFC 5322 text as kb_mail_format() writes it) to every
+ * address in 'rcpt' (NULL-terminated, "Name <address>" or bare), from
+ * the address of 'from'.  smtps:// is TLS from the start; smtp:// uses
+ * STARTTLS when the server offers it and insists on it before a password
+ * is sent.  The URL must not hold credentials.  Errors say what to fix.
+ */
+int kb_smtp_send(const struct kb_mail_config *c, const char *from,
+		 const char *const *rcpt, const char *message, size_t len);
 
 #endif

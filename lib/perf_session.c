@@ -439,6 +439,28 @@ static void add_commit_info(struct kb_session *s, json_t *o)
 	json_decref(c);
 }
 
+/* Where a measured commit stands in history: 0 for a GOOD, 1 for the
+ * oldest commit of the range up to the range's size for BAD (the order is
+ * topological, parents first).  A revert is not in history: no position. */
+static void add_position(struct kb_session *s, json_t *o)
+{
+	const char *sha = json_string_value(json_object_get(o, "commit"));
+	git_oid oid;
+	long node;
+	size_t i;
+
+	if (!sha || git_oid_fromstr(&oid, sha) < 0)
+		return;
+	for (i = 0; i < s->spec.good_shas.n; i++)
+		if (!strcmp(sha, s->spec.good_shas.v[i])) {
+			json_object_set_new(o, "position", json_integer(0));
+			return;
+		}
+	if ((node = kb_dag_find(&s->dag, &oid)) >= 0)
+		json_object_set_new(o, "position",
+				    json_integer((json_int_t)(s->dag.g.n - (size_t)node)));
+}
+
 int kb_perf_report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
@@ -484,12 +506,16 @@ int kb_perf_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
 	json_object_set_new(o, "target", json_string(s->spec.target));
 	kb_session_target_info(s, o);
+	kb_session_setup_info(s, o);
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
 	json_object_set_new(o, "state", json_string(s->row.state));
-	json_array_foreach(json_object_get(o, "culprits"), i, e)
+	json_array_foreach(json_object_get(o, "culprits"), i, e) {
 		add_commit_info(s, e);
+		kb_session_culprit_people(s, e);
+	}
 	json_array_foreach(json_object_get(o, "steps"), i, e) {
 		add_commit_info(s, e);
+		add_position(s, e);
 		if (!strcmp(json_string_value(json_object_get(e, "decision")), "skip"))
 			kb_session_build_error(s, json_string_value(json_object_get(e, "commit")), e);
 	}

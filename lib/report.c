@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mail.h"
 #include "session_int.h"
 
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
@@ -20,6 +21,29 @@ json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 	}
 	kb_error_clear();
 	return o;
+}
+
+/* The people a report about the culprit 'o' goes to: its author and
+ * those of its trailers ("people"). */
+void kb_session_culprit_people(struct kb_session *s, json_t *o)
+{
+	const char *sha = json_string_value(json_object_get(o, "commit"));
+	struct kb_commit_info info;
+	struct kb_strv people = KB_STRV_INIT;
+	json_t *a = json_array();
+	git_oid oid;
+	size_t i;
+
+	if (sha && git_oid_fromstr(&oid, sha) == 0 &&
+	    kb_repo_commit_info(s->repo, &oid, &info) == 0) {
+		kb_mail_people(info.author, info.message, &people);
+		kb_commit_info_release(&info);
+	}
+	kb_error_clear();
+	for (i = 0; i < people.n; i++)
+		json_array_append_new(a, json_string(people.v[i]));
+	kb_strv_clear(&people);
+	json_object_set_new(o, "people", a);
 }
 
 /* Why a skipped commit was skipped: the error lines of its failed kernel
@@ -74,6 +98,34 @@ void kb_session_target_info(struct kb_session *s, json_t *o)
 		if (m)
 			json_object_set_new(o, "machine", m);
 	}
+}
+
+/* How the session was started, for the report's "test setup" and "how to
+ * reproduce": revisions as given, range options, build, benchmark. */
+void kb_session_setup_info(struct kb_session *s, json_t *o)
+{
+	json_t *setup = json_object(), *goods = json_array(), *paths = json_array(), *b;
+	json_error_t jerr;
+	size_t i;
+
+	for (i = 0; i < s->spec.good_specs.n; i++)
+		json_array_append_new(goods, json_string(s->spec.good_specs.v[i]));
+	for (i = 0; i < s->spec.paths.n; i++)
+		json_array_append_new(paths, json_string(s->spec.paths.v[i]));
+	json_object_set_new(setup, "good_specs", goods);
+	json_object_set_new(setup, "bad_spec", json_string(s->spec.bad_spec ?
+							   s->spec.bad_spec : ""));
+	json_object_set_new(setup, "paths", paths);
+	json_object_set_new(setup, "first_parent", json_boolean(s->spec.first_parent));
+	json_object_set_new(setup, "build", json_string(s->spec.build ? s->spec.build : ""));
+	if (s->spec.kconfig)
+		json_object_set_new(setup, "kconfig", json_string(s->spec.kconfig));
+	if (s->spec.fragments)
+		json_object_set_new(setup, "fragments", json_string(s->spec.fragments));
+	json_object_set_new(setup, "confidence", json_real(s->spec.confidence));
+	if (s->spec.bench.json && (b = json_loads(s->spec.bench.json, 0, &jerr)))
+		json_object_set_new(setup, "benchmark", b);
+	json_object_set_new(o, "setup", setup);
 }
 
 static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
@@ -182,6 +234,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 
 		json_object_set_new(c, "probability", json_real(1.0));
 		json_object_set_new(c, "checks", json_object());
+		kb_session_culprit_people(s, c);
 		json_array_append_new(culprits, c);
 		json_object_set_new(o, "verdict", json_string("culprit"));
 	} else if (next.kind == KB_NEXT_SUSPECTS) {
@@ -210,6 +263,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
 	json_object_set_new(o, "target", json_string(s->spec.target));
 	kb_session_target_info(s, o);
+	kb_session_setup_info(s, o);
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
 	json_object_set_new(o, "state", json_string(s->row.state));
 	kb_next_release(&next);

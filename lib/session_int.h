@@ -27,6 +27,8 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
 /* Add "accel" (kvm or tcg, once a VM booted) and "machine" to a report. */
 void kb_session_target_info(struct kb_session *s, json_t *o);
+void kb_session_setup_info(struct kb_session *s, json_t *o);
+void kb_session_culprit_people(struct kb_session *s, json_t *o);
 
 /* How many builds ran (cache hits left out). */
 size_t kb_session_builds_total(struct kb_session *s);

@@ -227,31 +227,40 @@ void kb_buf_add_quoted(struct kb_buf *b, const char *s)
 	kb_buf_addch(b, '\'');
 }
 
-int kb_read_file(const char *path, struct kb_buf *out, size_t max)
+int kb_read_fd(int fd, struct kb_buf *out, size_t max, const char *name)
 {
 	char tmp[8192];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int ret = 0;
 
-	if (fd < 0)
-		return kb_error_errno(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
-				      "cannot open %s", path);
 	while ((n = read(fd, tmp, sizeof(tmp))) != 0) {
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			close(fd);
-			return kb_error_errno(KB_ERROR, "cannot read %s", path);
+			ret = kb_error_errno(KB_ERROR, "cannot read %s", name);
+			break;
 		}
 		if (max && out->len + (size_t)n > max) {
-			close(fd);
-			return kb_error(KB_EINVAL, "%s is larger than %zu bytes",
-					path, max);
+			ret = kb_error(KB_EINVAL, "%s is larger than %zu bytes", name, max);
+			break;
 		}
 		kb_buf_add(out, tmp, (size_t)n);
 	}
+	/* the text may be a secret: leave no copy on the stack */
+	explicit_bzero(tmp, sizeof(tmp));
+	return ret;
+}
+
+int kb_read_file(const char *path, struct kb_buf *out, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return kb_error_errno(errno == ENOENT ? KB_ENOTFOUND : KB_ERROR,
+				      "cannot open %s", path);
+	ret = kb_read_fd(fd, out, max, path);
 	close(fd);
-	return 0;
+	return ret;
 }
 
 int kb_read_tail(const char *path, struct kb_buf *out, size_t max)

@@ -90,6 +90,8 @@ void kb_buf_add_quoted(struct kb_buf *b, const char *s);
 
 /* Read a whole file (up to max bytes, 0 = no limit). */
 int kb_read_file(const char *path, struct kb_buf *out, size_t max);
+/* The same from an open file; 'name' names it in errors. */
+int kb_read_fd(int fd, struct kb_buf *out, size_t max, const char *name);
 /* Read at most the last 'max' bytes of a file. */
 int kb_read_tail(const char *path, struct kb_buf *out, size_t max);
 /* Write a file atomically: write to path.tmp, fsync, rename. */

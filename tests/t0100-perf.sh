@@ -50,8 +50,12 @@ test_expect_success 'the text report: table, checks, regzbot line' '
 	cd repo &&
 	grep "^The first bad commit:" out &&
 	grep "^commit $C" out &&
-	grep "^  culprit   $(echo $C | cut -c1-12)" out &&
-	grep "^  parent " out &&
+	grep "^good  *parent  *culprit  *bad\$" out &&
+	grep "^$(echo $G | cut -c1-16) [0-9a-f]\{27\} $(echo $C | cut -c1-27) $(echo $B | cut -c1-27)\$" out &&
+	grep "^         %stddev     %change         %stddev" out &&
+	grep " latency\$" out &&
+	grep "^Test setup:" out && grep "^  benchmark: noisy" out &&
+	grep "^  kbisect start good bad --bench noisy --target local\$" out &&
 	grep "^checks: parent vs culprit pass, revert on BAD pass" out &&
 	grep "^#regzbot introduced: $(echo $C | cut -c1-12)\$" out
 '
@@ -81,9 +85,10 @@ test_expect_success 'log and replay in a fresh clone give the same report, rever
 	cd ../clone &&
 	"$KBISECT" replay ../perf.log 2>err &&
 	"$KBISECT" report --json >r2.json &&
-	grep -v "\"state\"" ../repo/r.json >r1.txt &&
-	grep -v "\"state\"" r2.json >r2.txt &&
-	test_cmp r1.txt r2.txt
+	json_flat ../repo/r.json | grep -v "^state	\|^setup\." >r1.txt &&
+	json_flat r2.json | grep -v "^state	\|^setup\." >r2.txt &&
+	test_cmp r1.txt r2.txt &&
+	test "$(json_get r2.json setup.good_specs[0])" = $G
 '
 
 test_expect_success 'a benchmark that fails at the culprit'"'"'s parent: skipped, reported, nobody blamed' '
