@@ -77,6 +77,12 @@ void kb_print_json(json_t *o);
 int kb_fail(const char *cmd);
 /* Progress lines on stderr. */
 extern const struct kb_progress kb_stderr_progress;
+/* The same, with a live progress line when stderr is a terminal. */
+const struct kb_progress *kb_progress_for_stderr(void);
+/* Clear the live progress line for good. */
+void kb_progress_done(void);
+/* The text of the live progress line. */
+void kb_format_status(char *buf, size_t size, const struct kb_status *st);
 /* Stop requests from SIGINT/SIGTERM: the first asks the engine to stop
  * after the current run, the second kills kbisect (results are kept). */
 extern volatile int kb_stop_requested;

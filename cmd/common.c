@@ -1,8 +1,10 @@
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -101,18 +103,110 @@ int kb_fail(const char *cmd)
 	return KB_EXIT_ERROR;
 }
 
+static int tty_columns(void)
+{
+	struct winsize ws;
+
+	return ioctl(2, TIOCGWINSZ, &ws) == 0 && ws.ws_col >= 20 && ws.ws_col < 256 ?
+		ws.ws_col : 80;
+}
+
+/* The progress line on a terminal: drawn on stderr's last line, cleared
+ * before a log line is printed, drawn again after it. */
+static char status_line[256];
+
+static void clear_status(void)
+{
+	if (status_line[0])
+		fputs("\r\033[K", stderr);
+}
+
+static void draw_status(void)
+{
+	if (status_line[0]) {
+		fputs(status_line, stderr);
+		fflush(stderr);
+	}
+}
+
 static void say_stderr(void *ctx, enum kb_say_level level, const char *msg)
 {
 	(void)ctx;
+	clear_status();
 	if (level == KB_SAY_STEP)
 		fprintf(stderr, "%s\n", msg);
 	else if (level == KB_SAY_WARN)
 		fprintf(stderr, "warning: %s\n", msg);
 	else
 		fprintf(stderr, "  %s\n", msg);
+	draw_status();
 }
 
-const struct kb_progress kb_stderr_progress = { say_stderr, NULL };
+static void duration(char *buf, size_t size, double s)
+{
+	if (s < 90)
+		snprintf(buf, size, "%.0f s", s);
+	else if (s < 5400)
+		snprintf(buf, size, "%.0f min", s / 60);
+	else
+		snprintf(buf, size, "%.0f h %02.0f min", floor(s / 3600),
+			 floor(fmod(s, 3600) / 60));
+}
+
+void kb_format_status(char *buf, size_t size, const struct kb_status *st)
+{
+	char left[48] = "", el[32], what[64], step[32];
+
+	if (!strcmp(st->what, "run"))
+		snprintf(what, sizeof(what), "run %d%s%.0d, %d before", st->run,
+			 st->runs ? "/" : "", st->runs, st->commit_runs);
+	else
+		snprintf(what, sizeof(what), "%s", !strcmp(st->what, "build") ? "building" :
+			 !strcmp(st->what, "boot") ? "booting" : st->what);
+	duration(el, sizeof(el), st->elapsed);
+	if (st->eta >= 0) {
+		char d[32];
+
+		duration(d, sizeof(d), st->eta);
+		snprintf(left, sizeof(left), ", ~%s left", d);
+	}
+	if (st->steps)
+		snprintf(step, sizeof(step), "%d/~%d", st->step, st->steps);
+	else
+		snprintf(step, sizeof(step), "%d", st->step);
+	snprintf(buf, size, "[commit %s] %.12s %s | %s%s", step, st->sha, what, el, left);
+}
+
+static void status_tty(void *ctx, const struct kb_status *st)
+{
+	char line[200];
+
+	(void)ctx;
+	kb_format_status(line, sizeof(line), st);
+	clear_status();
+	/* one line of the terminal, never more: it is redrawn in place */
+	snprintf(status_line, sizeof(status_line), "%.*s", tty_columns() - 1, line);
+	draw_status();
+}
+
+/* Log lines always; the live progress line only on a terminal. */
+const struct kb_progress kb_stderr_progress = { say_stderr, NULL, NULL };
+static const struct kb_progress tty_progress = { say_stderr, NULL, status_tty };
+
+const struct kb_progress *kb_progress_for_stderr(void)
+{
+	const char *term = getenv("TERM");
+
+	return isatty(2) && term && strcmp(term, "dumb") ? &tty_progress :
+		&kb_stderr_progress;
+}
+
+/* The progress line is not left behind by the output that follows it. */
+void kb_progress_done(void)
+{
+	clear_status();
+	status_line[0] = 0;
+}
 
 volatile int kb_stop_requested;
 
@@ -360,11 +454,13 @@ int kb_run_session(struct kb_session *s, const char *cmd)
 	json_t *report;
 	int ret;
 
-	s->progress = &kb_stderr_progress;
+	s->progress = kb_progress_for_stderr();
 	s->guest_init = kb_guest_init();
 	s->stop = &kb_stop_requested;
 	kb_install_signals();
-	if ((ret = kb_session_run(s)) < 0)
+	ret = kb_session_run(s);
+	kb_progress_done();
+	if (ret < 0)
 		return kb_fail(cmd);
 	if (kb_session_report(s, &report) < 0)
 		return kb_fail(cmd);

@@ -158,12 +158,14 @@ int cmd_compare(int argc, char **argv)
 	if (kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK) < 0 ||
 	    kb_compare_open(&s, c.store, c.statedir, &spec, c.repo) < 0)
 		goto fail;
-	s.progress = &kb_stderr_progress;
+	s.progress = kb_progress_for_stderr();
 	s.guest_init = kb_guest_init();
 	s.accept_new_host_key = accept_new;
 	s.stop = &kb_stop_requested;
 	kb_install_signals();
-	if (kb_session_run(&s) < 0 || kb_session_report(&s, &r) < 0) {
+	ret = kb_session_run(&s);
+	kb_progress_done();
+	if (ret < 0 || kb_session_report(&s, &r) < 0) {
 		kb_session_release(&s);
 		goto fail;
 	}

@@ -39,11 +39,48 @@ static int usable(const char *person)
 
 	if (!one_line(person) || !n || !memchr(a, '@', n) || memchr(a, ' ', n))
 		return 0;
+	/* a quoted name: anything but a quote or a backslash inside */
+	if (person[0] == '"') {
+		const char *q = strchr(person + 1, '"');
+
+		return q && q[1] == ' ' && q + 2 == a - 1 && !memchr(person, '\\',
+								   (size_t)(q - person));
+	}
 	/* a name that would add a recipient or need quoting: left out */
 	for (p = person; p < a - 1; p++)
-		if (strchr(",;<>\"", *p))
+		if (strchr(",;<>\"\\", *p))
 			return 0;
 	return 1;
+}
+
+static int has_any(const char *s, size_t n, const char *set)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strchr(set, s[i]))
+			return 1;
+	return 0;
+}
+
+/* "Name <address>" with the name quoted when it holds a character that
+ * means something in an address list ("Doe, Jane"); NULL when it cannot
+ * be written so (a quote or a backslash in it).  Free it. */
+static char *quoted(const char *person)
+{
+	const char *a;
+	size_t n = address(person, &a), name;
+
+	if (!n)
+		return NULL;
+	name = (size_t)(a - 1 - person);
+	while (name && person[name - 1] == ' ')
+		name--;
+	if (!name || person[0] == '"' || !has_any(person, name, ",;:()[]@"))
+		return kb_strdup(person);
+	if (has_any(person, name, "\"\\<>"))
+		return NULL;
+	return kb_asprintf("\"%.*s\" <%.*s>", (int)name, person, (int)n, a);
 }
 
 char *kb_mail_address(const char *person)
@@ -58,10 +95,13 @@ char *kb_mail_address(const char *person)
 
 char *kb_mail_person(const char *text)
 {
+	char *q = text ? quoted(text) : NULL;
+
 	if (!text)
 		return NULL;
-	if (usable(text))
-		return kb_strdup(text);
+	if (q && usable(q))
+		return q;
+	free(q);
 	if (*text && strchr(text, '@') && !strpbrk(text, " \t\r\n<>,;\"()[]\\")) {
 		char *p = kb_asprintf("<%s>", text);
 
@@ -85,10 +125,15 @@ static int known(const struct kb_strv *out, const char *person)
 
 static int add(struct kb_strv *out, const char *person)
 {
-	if (!usable(person) || known(out, person))
-		return 0;
-	kb_strv_push(out, person);
-	return 1;
+	char *q = quoted(person);
+	int ret = 0;
+
+	if (q && usable(q) && !known(out, q)) {
+		kb_strv_push(out, q);
+		ret = 1;
+	}
+	free(q);
+	return ret;
 }
 
 int kb_mail_people(const char *author, const char *message, struct kb_strv *out)

@@ -513,6 +513,14 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	}
 	out->best_prob = best;
 	out->best_node = best_node;
+	{
+		double h = 0;
+
+		for (k = 0; k < g->n; k++)
+			if (alive[k] && post[k] > 0)
+				h -= post[k] * log(post[k]);
+		out->candidates = exp(h);
+	}
 	if (best >= in->p.confidence || nalive == 1)
 		goto verify;
 	if (!budget_left(c)) {

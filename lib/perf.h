@@ -95,6 +95,8 @@ struct kb_perf_out {
 	char note[256];     /* why, for progress lines */
 	double best_prob;   /* the posterior's largest mass, and where */
 	long best_node;
+	double candidates;  /* how many commits the posterior spreads over:
+			     * exp(its entropy), 1 when it is sure */
 	double level_good, level_bad, noise; /* z levels and noise in use */
 	int warmup_used;
 	json_t *verdict;    /* DONE: verdict, culprits, warnings, table, steps */

@@ -397,6 +397,22 @@ void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *
 	}
 }
 
+/* A guess at the commits still to measure after this one: halving the
+ * candidates the posterior still spreads over, then the culprit's parent
+ * and the revert. */
+static int steps_after(const struct kb_perf_out *out)
+{
+	int n = out->candidates > 1 ? (int)ceil(log2(out->candidates)) : 0;
+
+	if (!strcmp(out->role, "good") || !strcmp(out->role, "bad"))
+		return n + 2;
+	if (!strcmp(out->role, "revert"))
+		return 0;
+	if (!strcmp(out->role, "parent") || !strcmp(out->role, "culprit"))
+		return 1;
+	return n ? n - 1 + 2 : 2;
+}
+
 int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 {
 	int ret;
@@ -419,6 +435,7 @@ int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 		}
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
 			       out.sha, out.role, out.note, 100 * out.best_prob);
+		s->steps_after = steps_after(&out);
 		if (kb_ahead_jobs(s, t))
 			kb_perf_next_candidates(s, out.sha, out.role);
 		if ((ret = measure_boot(s, t, out.sha, out.runs)) < 0)
@@ -592,6 +609,7 @@ int kb_compare_loop(struct kb_session *s, struct kb_target *t)
 		if (na >= want && nb >= want)
 			return kb_session_finish(s);
 		next = na <= nb ? a : b;
+		s->steps_after = -1;
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s, boot %d of %d", next,
 			       next == a ? "A" : "B", (next == a ? na : nb) + 1, want);
 		if ((ret = measure_boot(s, t, next, s->spec.bench.runs_per_boot)) < 0)

@@ -25,6 +25,61 @@ void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *f
 	kb_buf_release(&b);
 }
 
+/* Commits with a finished run, and those among them other than 'sha';
+ * the runs done at 'sha'. */
+static int measured(struct kb_session *s, const char *sha, int *runs_at)
+{
+	int n = 0;
+	size_t i, j;
+
+	*runs_at = 0;
+	for (i = 0; i < s->nruns; i++) {
+		if (s->runs[i].state != KB_RUN_DONE)
+			continue;
+		if (sha && !strcmp(s->runs[i].sha, sha))
+			(*runs_at)++;
+		for (j = 0; j < i; j++)
+			if (s->runs[j].state == KB_RUN_DONE &&
+			    !strcmp(s->runs[j].sha, s->runs[i].sha))
+				break;
+		n += j == i;
+	}
+	return n;
+}
+
+void kb_session_progress(struct kb_session *s, const char *sha, const char *what,
+			 int run, int runs)
+{
+	struct kb_status st = { sha, what, 0, 0, run, runs, 0, 0, -1 };
+	double now = kb_now();
+	int done;
+
+	if (!s->progress || !s->progress->status)
+		return;
+	done = measured(s, sha, &st.commit_runs);
+	if (!s->t0) {
+		s->t0 = now;
+		s->measured_t0 = done;
+	}
+	if (strcmp(s->cur_sha, sha)) {
+		snprintf(s->cur_sha, sizeof(s->cur_sha), "%s", sha);
+		s->cur_since = now;
+	}
+	/* this commit counts once it is at work */
+	st.step = done + !st.commit_runs;
+	st.steps = s->steps_after >= 0 ? st.step + s->steps_after : 0;
+	st.elapsed = now - s->t0;
+	/* the time a commit took in this process, for each one left */
+	if (st.steps && st.step - 1 > s->measured_t0) {
+		double per = (s->cur_since - s->t0) / (st.step - 1 - s->measured_t0);
+
+		st.eta = per * (st.steps - st.step + 1) - (now - s->cur_since);
+		if (st.eta < 0)
+			st.eta = 0;
+	}
+	s->progress->status(s->progress->ctx, &st);
+}
+
 char *kb_statedir_for(const char *db_path)
 {
 	return kb_asprintf("%s.d", db_path);
@@ -649,7 +704,9 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	if ((ret = t->ops->prepare(t, &oid)) < 0)
 		return ret;
 	*boot = kb_session_next_boot(s, sha);
+	s->boot_runs = runs;
 	if (!strcmp(s->spec.build, "kernel")) {
+		kb_session_progress(s, sha, "build", 0, runs);
 		ret = kernel_build(s, t, sha);
 		if (ret == 1 && s->n_next && kb_session_refresh(s) == 0) {
 			/* skipped: what comes next is known now */
@@ -674,6 +731,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		   (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0) {
 		return ret;
 	}
+	kb_session_progress(s, sha, "boot", 0, runs);
 	kb_session_env(&env, s, sha, *boot, 0);
 	memset(&job, 0, sizeof(job));
 	job.sha = sha;
@@ -710,6 +768,7 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 	int found = 0, ret;
 	pid_t pid = 0;
 
+	kb_session_progress(s, sha, "run", run, s->boot_runs);
 	memset(&row, 0, sizeof(row));
 	snprintf(row.sha, sizeof(row.sha), "%s", sha);
 	row.boot = boot;
@@ -872,6 +931,7 @@ int kb_session_run(struct kb_session *s)
 		    next.nleft - 1 - next.split == 1 ? "" : "s", next.steps_left,
 		    next.steps_left == 1 ? "" : "s");
 		kb_session_say(s, KB_SAY_INFO, "[%s] %s", sha, subject);
+		s->steps_after = next.steps_left;
 		node = next.commit;
 		kb_next_release(&next);
 		if ((ret = test_commit(s, t, node)) < 0)

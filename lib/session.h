@@ -47,9 +47,21 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text);
 
 /* Where the engine says what it does; the command layer prints it. */
 enum kb_say_level { KB_SAY_INFO, KB_SAY_STEP, KB_SAY_WARN };
+/* Where a running session stands, for a live progress line. */
+struct kb_status {
+	const char *sha;        /* the commit at work */
+	const char *what;       /* "build", "boot" or "run" */
+	int step, steps;        /* its number among the commits measured, and the
+				 * estimated number in all (0: not known) */
+	int run, runs;          /* "run": the run of this boot and runs planned */
+	int commit_runs;        /* runs done at this commit before this one */
+	double elapsed;         /* seconds since this process started testing */
+	double eta;             /* estimated seconds left; < 0: not known yet */
+};
 struct kb_progress {
 	void (*say)(void *ctx, enum kb_say_level level, const char *msg);
 	void *ctx;
+	void (*status)(void *ctx, const struct kb_status *st); /* may be NULL */
 };
 
 struct kb_session {
@@ -78,7 +90,20 @@ struct kb_session {
 	size_t ahead_n;
 	char next_shas[KB_AHEAD_MAX][41]; /* likely next commits: built ahead */
 	size_t n_next;
+	/* progress: the loop's estimate of the commits left after the current
+	 * one, and what this process has done, for the time left */
+	int steps_after;
+	double t0;
+	int measured_t0;
+	char cur_sha[41];
+	double cur_since;
+	int boot_runs;                   /* runs planned in the boot at work */
 };
+
+/* Tell the progress callback where the session stands (nothing when it
+ * has no status callback). */
+void kb_session_progress(struct kb_session *s, const char *sha, const char *what,
+			 int run, int runs);
 
 /* The state directory that belongs to a database file. */
 char *kb_statedir_for(const char *db_path);

@@ -49,7 +49,6 @@ struct plot {
 	double top;			/* of the plot area */
 	double ylo, yhi, ystep;		/* the y axis */
 	struct numfmt fmt;
-	const char *unit;
 };
 
 static const char *str(json_t *o, const char *key)
@@ -83,9 +82,11 @@ static size_t utf8_len(const unsigned char *s)
 	for (i = 1; i < n; i++)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
-	/* overlong forms, surrogates, beyond U+10FFFF */
+	/* overlong forms, surrogates, beyond U+10FFFF; U+FFFE and U+FFFF
+	 * are no XML characters either */
 	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90) ||
+	    (s[0] == 0xef && s[1] == 0xbf && s[2] >= 0xbe))
 		return 0;
 	return n;
 }
@@ -265,7 +266,7 @@ static int y_axis(struct plot *p)
 		p->ylo = lo;
 	if (!isfinite(p->yhi))
 		p->yhi = hi;
-	if (!isfinite(p->ylo) || !isfinite(p->yhi) || !(p->yhi > p->ylo))
+	if (!isfinite(p->yhi - p->ylo) || !(p->yhi > p->ylo))
 		return kb_error(KB_EINVAL, "the values to plot span more than a number holds");
 
 	/* tick labels: 1.25M rather than 1250000, as many decimals as the step */
@@ -339,7 +340,9 @@ static size_t caption_lines(json_t *report)
 	return n < 4 ? n : 4;
 }
 
-static void draw_title(struct kb_buf *b, json_t *report)
+/* The document's title, the white background and the heading: benchmark,
+ * metric, which way is better, the range and the verdict. */
+static void draw_heading(struct kb_buf *b, json_t *report)
 {
 	json_t *metric = json_object_get(report, "metric");
 	const char *verdict = *str(report, "verdict") ? str(report, "verdict") : "unknown";
@@ -405,20 +408,18 @@ static void draw_axes(struct kb_buf *b, const struct plot *p, json_t *metric)
 	kb_buf_adds(b, "</text>\n");
 }
 
-/* Is this slot's commit the one a culprit names? */
-static json_t *culprit_of(json_t *report, const struct slot *s, size_t *k)
+/* Is this slot's commit one that the report blames? */
+static int blamed(json_t *report, const struct slot *s)
 {
 	json_t *c;
 	size_t i;
 
 	if (!blames(str(report, "verdict")) || !*s->commit)
-		return NULL;
+		return 0;
 	json_array_foreach(json_object_get(report, "culprits"), i, c)
-		if (!strcmp(str(c, "commit"), s->commit)) {
-			*k = i;
-			return c;
-		}
-	return NULL;
+		if (!strcmp(str(c, "commit"), s->commit))
+			return 1;
+	return 0;
 }
 
 /* Does "commit-" and this id make an XML name (hex digits only)? */
@@ -439,8 +440,8 @@ static void draw_slot(struct kb_buf *b, const struct plot *p, size_t i, json_t *
 	double bar = fmin(0.7 * p->w, 48) / 2, font = fmin(10, fmax(6, 0.8 * p->w));
 	double q1, q3, med, ly = PLOT_BOTTOM + 6;
 	const char *tag = "";
-	size_t j, k;
-	int culprit = culprit_of(report, s, &k) != NULL, first = 1;
+	size_t j;
+	int culprit = blamed(report, s), first = 1;
 
 	if (!strcmp(s->decision, "skip") && !s->n) {
 		double y = PLOT_BOTTOM - 14, d = fmin(5, 0.3 * p->w);
@@ -685,7 +686,7 @@ int kb_svg_report(json_t *report, struct kb_buf *out)
 		    "<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" "
 		    "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
 		    "font-family=\"sans-serif\" fill=\"#222\">\n", W, H, W, H);
-	draw_title(&b, report);
+	draw_heading(&b, report);
 	draw_axes(&b, &p, metric);
 	if (culprit)
 		draw_culprits(&b, &p, report);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "mail.h"
 #include "test.h"
@@ -44,8 +45,28 @@ TEST(test_mail__nothing_that_breaks_a_header)
 	CHECK(kb_mail_people("No Address <>", "Acked-by: <no-at-sign>\n", &v) == 0);
 	CHECK(kb_mail_people(NULL, "Acked-by: A <a@example.org> trailing\n", &v) == 0);
 	CHECK(kb_mail_people(NULL, "Acked-by: M <m@example.org>, B <b@example.org>\n", &v) == 0);
-	CHECK(kb_mail_people(NULL, "Acked-by: \"Q\" <q@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: \"Q \\\" R\" <q@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: \"Q\"R <q@example.org>\n", &v) == 0);
 	CHECK(v.n == 0);
+	kb_strv_clear(&v);
+}
+
+TEST(test_mail__names_that_need_quotes_get_them)
+{
+	struct kb_strv v = KB_STRV_INIT;
+	char *p;
+
+	CHECK(kb_mail_people("Doe, Jane <jane@example.org>",
+			     "Acked-by: \"Q. Public\" <q@example.org>\n"
+			     "Reviewed-by: R (lab) <r@example.org>\n"
+			     "Tested-by: J. Random <j@example.org>\n", &v) == 4);
+	CHECK_MSG(!strcmp(v.v[0], "\"Doe, Jane\" <jane@example.org>"), "%s", v.v[0]);
+	CHECK(!strcmp(v.v[1], "\"Q. Public\" <q@example.org>"));
+	CHECK(!strcmp(v.v[2], "\"R (lab)\" <r@example.org>"));
+	CHECK(!strcmp(v.v[3], "J. Random <j@example.org>"));
+	p = kb_mail_address(v.v[0]);
+	CHECK(p && !strcmp(p, "jane@example.org"));
+	free(p);
 	kb_strv_clear(&v);
 }
 
@@ -127,4 +148,115 @@ TEST(test_mail__no_header_that_is_not_one_line)
 	m.in_reply_to = NULL;
 	CHECK(kb_mail_format(&m, 0, &b) == 0 && b.len > 0);
 	kb_buf_release(&b);
+}
+
+TEST(test_mail__person_and_address)
+{
+	char *p;
+
+	p = kb_mail_person("list@example.org");
+	CHECK(p && !strcmp(p, "<list@example.org>"));
+	free(p);
+	p = kb_mail_person("Ada <ada@example.org>");
+	CHECK(p && !strcmp(p, "Ada <ada@example.org>"));
+	free(p);
+	p = kb_mail_person("Doe, Jane <jane@example.org>");
+	CHECK(p && !strcmp(p, "\"Doe, Jane\" <jane@example.org>"));
+	free(p);
+	CHECK(!kb_mail_person("two@example.org, three@example.org"));
+	CHECK(!kb_mail_person("x@example.org\r\nBcc: y@example.org"));
+	CHECK(!kb_mail_person("no address"));
+	CHECK(!kb_mail_person(""));
+	p = kb_mail_address("Ada <ada@example.org>");
+	CHECK(p && !strcmp(p, "ada@example.org"));
+	free(p);
+	CHECK(!kb_mail_address("ada@example.org"));
+}
+
+TEST(test_mail__message_id_unique_in_the_senders_domain)
+{
+	char *a = kb_mail_message_id("Ada <ada@lab.example.org>", 1700000000),
+	     *b = kb_mail_message_id("Ada <ada@lab.example.org>", 1700000000);
+
+	CHECK_MSG(!strncmp(a, "<20231114221320.", 16), "%s", a);
+	CHECK_MSG(strlen(a) > 24 && !strcmp(a + strlen(a) - 25, ".kbisect@lab.example.org>"),
+		  "%s", a);
+	CHECK(strcmp(a, b));
+	free(a);
+	free(b);
+}
+
+static const char *write_config(const char *name, const char *text, int mode)
+{
+	static char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", kb_test_dir(), name);
+	f = fopen(path, "w");
+	fputs(text, f);
+	fclose(f);
+	chmod(path, (mode_t)mode);
+	return path;
+}
+
+TEST(test_mail__config_file)
+{
+	struct kb_mail_config c;
+	const char *p;
+
+	kb_mail_config_init(&c);
+	p = write_config("ok.json", "{\"smtp\": \"smtps://mail.example.org\", \"user\": \"ada\", "
+			 "\"password\": \"s3cret\", \"to\": \"list@example.org\", "
+			 "\"cc\": [\"a@example.org\", \"B <b@example.org>\"], \"timeout\": 30}", 0600);
+	CHECK_MSG(kb_mail_config_read(&c, p) == 0, "%s", kb_error_last());
+	CHECK(!strcmp(c.smtp, "smtps://mail.example.org") && !strcmp(c.user, "ada") &&
+	      !strcmp(c.password, "s3cret"));
+	CHECK(c.to.n == 1 && !strcmp(c.to.v[0], "list@example.org"));
+	CHECK(c.cc.n == 2 && !strcmp(c.cc.v[1], "B <b@example.org>"));
+	CHECK(c.timeout == 30 && !strcmp(c.link, "https://lore.kernel.org/r/"));
+	kb_mail_config_release(&c);
+
+	/* a password others can read is refused, and the message says how */
+	kb_mail_config_init(&c);
+	p = write_config("open.json", "{\"password\": \"s3cret\"}", 0644);
+	CHECK(kb_mail_config_read(&c, p) == KB_EINVAL);
+	CHECK_MSG(strstr(kb_error_last(), "chmod 600") && !strstr(kb_error_last(), "s3cret"),
+		  "%s", kb_error_last());
+	CHECK(!c.password);
+	/* the same file without a password is fine */
+	p = write_config("open2.json", "{\"from\": \"Ada <ada@example.org>\"}", 0644);
+	CHECK(kb_mail_config_read(&c, p) == 0 && !strcmp(c.from, "Ada <ada@example.org>"));
+	p = write_config("typo.json", "{\"smpt\": \"smtp://x\"}", 0600);
+	CHECK(kb_mail_config_read(&c, p) == KB_EINVAL && strstr(kb_error_last(), "'smpt'"));
+	p = write_config("type.json", "{\"to\": 3}", 0600);
+	CHECK(kb_mail_config_read(&c, p) == KB_EINVAL && strstr(kb_error_last(), "'to'"));
+	p = write_config("bad.json", "{\"to\": ", 0600);
+	CHECK(kb_mail_config_read(&c, p) == KB_EINVAL);
+	kb_mail_config_release(&c);
+}
+
+TEST(test_mail__smtp_refuses_before_connecting)
+{
+	struct kb_mail_config c;
+	const char *rcpt[] = { "list@example.org", NULL }, *bad[] = { "a@b, c@d", NULL };
+
+	kb_mail_config_init(&c);
+	CHECK(kb_smtp_send(&c, "A <a@example.org>", rcpt, "x", 1) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "--smtp"));
+	c.smtp = kb_strdup("smtp://ada:s3cret@127.0.0.1:1");
+	CHECK(kb_smtp_send(&c, "A <a@example.org>", rcpt, "x", 1) == KB_EINVAL);
+	CHECK_MSG(!strstr(kb_error_last(), "s3cret") && strstr(kb_error_last(), "KBISECT_SMTP"),
+		  "%s", kb_error_last());
+	free(c.smtp);
+	c.smtp = kb_strdup("http://127.0.0.1:1");
+	CHECK(kb_smtp_send(&c, "A <a@example.org>", rcpt, "x", 1) == KB_EINVAL);
+	free(c.smtp);
+	c.smtp = kb_strdup("smtp://127.0.0.1:1");
+	c.user = kb_strdup("ada");
+	CHECK(kb_smtp_send(&c, "A <a@example.org>", rcpt, "x", 1) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "without a password"));
+	c.password = kb_strdup("s3cret");
+	CHECK(kb_smtp_send(&c, "A <a@example.org>", bad, "x", 1) == KB_EINVAL);
+	CHECK(kb_smtp_send(&c, "nobody", rcpt, "x", 1) == KB_EINVAL);
+	kb_mail_config_release(&c);
 }
