@@ -299,6 +299,8 @@ static void add_value(struct kb_buf *b, const struct plot *p, double v, int extr
 {
 	if (!isfinite(v))
 		kb_buf_adds(b, "?");
+	else if (v == 0)
+		kb_buf_adds(b, "0");
 	else if (p->fmt.general)
 		kb_buf_addf(b, "%.*g", 3 + extra, v);
 	else

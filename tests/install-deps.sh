@@ -15,6 +15,8 @@ e2fsprogs busybox-static procps"
 # hosts over SSH: the test host's sshd and kexec, a remote libvirt over ssh
 PACKAGES="$PACKAGES openssh-server openssh-client kexec-tools iproute2
 netcat-openbsd"
+# report --svg: t0110 renders the plot headless and reads the screenshot
+PACKAGES="$PACKAGES chromium python3"
 # mail: the tests' SMTP server (tests/lib-smtpd.sh), Exim, and its
 # certificate; takes the place of any other MTA package
 PACKAGES="$PACKAGES exim4-daemon-light openssl util-linux"
