@@ -131,9 +131,10 @@ static void print_checks(json_t *c, FILE *to)
 		"%.0f%% .. %.0f%%)\n", 100 * json_number_value(json_object_get(c, "explained")),
 		100 * json_number_value(json_array_get(eci, 0)),
 		100 * json_number_value(json_array_get(eci, 1)));
-	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, warm-up %s\n\n",
-		str(checks, "parent_vs_culprit"), str(checks, "revert"), str(checks, "rebuild"),
-		str(checks, "warm_up"));
+	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, warm-up %s, "
+		"share explained %s\n\n", str(checks, "parent_vs_culprit"),
+		str(checks, "revert"), str(checks, "rebuild"), str(checks, "warm_up"),
+		*str(checks, "explained") ? str(checks, "explained") : "n/a");
 }
 
 /* A word as a shell would need it, for commands shown to be copied. */

@@ -805,13 +805,18 @@ static json_t *culprit_json(const struct ctx *c, const struct found *f)
 		lo = 100 * lo / fabs(pm);
 		hi = 100 * hi / fabs(pm);
 	}
-	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:f, s:[f, f], s:{s:s, s:s, s:s, s:s}}",
+	/* the culprit accounts for the change from GOOD to BAD when the upper
+	 * end of its share's interval reaches 3/4 (as the search for a second
+	 * culprit takes it) */
+	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:f, s:[f, f], "
+		      "s:{s:s, s:s, s:s, s:s, s:s}}",
 		      "commit", sha, "parent", psha, "probability", f->prob,
 		      "delta_pct", 100 * (cm / pm - 1), "delta_ci_pct", lo, hi,
 		      "explained", f->share, "explained_ci", f->share_lo, f->share_hi,
 		      "checks", "parent_vs_culprit", f->parent_check,
 		      "revert", f->revert_check, "rebuild", "n/a",
-		      "warm_up", c->warm_detected ? "warning" : "pass");
+		      "warm_up", c->warm_detected ? "warning" : "pass",
+		      "explained", f->share_hi >= 0.75 ? "pass" : "warning");
 	return j;
 }
 
