@@ -166,6 +166,70 @@ done:
 	return 0;
 }
 
+size_t kb_bisect_multi(const struct kb_graph *g, size_t bad, const char *marks,
+		       const unsigned char *busy, size_t k, size_t *out)
+{
+	unsigned char *alive, *taken, *used;
+	double *w;
+	size_t i, j, n, cur, nout = 0;
+
+	if (!g->n || !k)
+		return 0;
+	alive = kb_calloc(g->n, 1);
+	taken = kb_calloc(k, 1);
+	used = kb_calloc(g->n, 1);
+	w = kb_calloc(g->n, sizeof(*w));
+	cur = kb_bisect_alive(g, bad, marks, alive, &n);
+	kb_graph_reach(g, alive, NULL, w);
+	/* each commit under test takes the free place nearest it */
+	for (i = 0; busy && i < g->n; i++) {
+		size_t best = k;
+		double d = 0;
+
+		if (!busy[i] || !alive[i] || i == cur)
+			continue;
+		used[i] = 1;
+		for (j = 0; j < k; j++) {
+			double dj = fabs(w[i] - (double)(j + 1) * (double)n / (double)(k + 1));
+
+			if (!taken[j] && (best == k || dj < d)) {
+				best = j;
+				d = dj;
+			}
+		}
+		if (best < k)
+			taken[best] = 1;
+	}
+	/* the other places: the nearest commit not skipped, busy or chosen */
+	for (j = 0; j < k; j++) {
+		double target = (double)(j + 1) * (double)n / (double)(k + 1), d = 0;
+		size_t best = g->n;
+
+		if (taken[j])
+			continue;
+		for (i = 0; i < g->n; i++) {
+			double di;
+
+			if (!alive[i] || i == cur || used[i] || marks[i] == KB_MARK_SKIP)
+				continue;
+			di = fabs(w[i] - target);
+			if (best == g->n || di < d || (di == d && i < best)) {
+				best = i;
+				d = di;
+			}
+		}
+		if (best == g->n)
+			break;
+		used[best] = 1;
+		out[nout++] = best;
+	}
+	free(alive);
+	free(taken);
+	free(used);
+	free(w);
+	return nout;
+}
+
 void kb_next_release(struct kb_next *next)
 {
 	free(next->suspects);

@@ -45,6 +45,20 @@ int kb_bisect_next(const struct kb_graph *g, size_t bad, const char *marks,
 		   uint64_t seed, struct kb_next *out);
 void kb_next_release(struct kb_next *next);
 
+/*
+ * Commits to test at once on 'k' machines: chosen so that their results
+ * cut the candidates into k + 1 parts as equal as the graph allows (the
+ * commit whose count of candidate ancestors, itself included, is nearest
+ * j * n / (k + 1) for j = 1..k; with k = 1 the best split of
+ * kb_bisect_next()).  Commits with busy[i] set (may be NULL) are being
+ * tested already: each takes the place nearest it, and only the places
+ * left are filled, so out[] holds new commits only, at most k minus the
+ * busy ones.  Skipped commits are never chosen.  Returns how many were
+ * written; 0 when there is nothing to test (see kb_bisect_next()).
+ */
+size_t kb_bisect_multi(const struct kb_graph *g, size_t bad, const char *marks,
+		       const unsigned char *busy, size_t k, size_t *out);
+
 /* The candidate set under the marks: alive[i] = 1 for possible culprits.
  * Returns the node of the lowest BAD (the current bad). */
 size_t kb_bisect_alive(const struct kb_graph *g, size_t bad, const char *marks,

@@ -197,3 +197,106 @@ TEST(test_bisect__good_off_the_range_cuts_shared_ancestors)
 	CHECK(n == 1 && alive[1]);
 	kb_graph_release(&g);
 }
+
+/* Candidate ancestors of each node (itself included), the slow way. */
+static size_t weight(const struct kb_graph *g, size_t bad, const char *marks, size_t node)
+{
+	unsigned char *alive = kb_calloc(g->n, 1), *m = kb_calloc(g->n, 1);
+	size_t n, j, w = 0;
+
+	kb_bisect_alive(g, bad, marks, alive, &n);
+	kb_graph_mark_ancestors(g, node, alive, m, 1);
+	for (j = 0; j < g->n; j++)
+		w += m[j];
+	free(alive);
+	free(m);
+	return w;
+}
+
+TEST(test_bisect__multi_cuts_a_line_in_equal_parts)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	char *marks;
+	unsigned char *busy;
+	size_t out[8], n;
+
+	linear_graph(&g, 1000);
+	marks = kb_calloc(g.n, 1);
+	busy = kb_calloc(g.n, 1);
+	n = kb_bisect_multi(&g, 0, marks, NULL, 3, out);
+	CHECK(n == 3);
+	CHECK_MSG(weight(&g, 0, marks, out[0]) == 250 && weight(&g, 0, marks, out[1]) == 500 &&
+		  weight(&g, 0, marks, out[2]) == 750, "%zu %zu %zu",
+		  weight(&g, 0, marks, out[0]), weight(&g, 0, marks, out[1]),
+		  weight(&g, 0, marks, out[2]));
+	/* the middle is under test: the two quarters are what is left */
+	busy[out[1]] = 1;
+	marks[out[0]] = KB_MARK_SKIP;
+	n = kb_bisect_multi(&g, 0, marks, busy, 3, out);
+	CHECK(n == 2);
+	CHECK(!busy[out[0]] && !busy[out[1]] && marks[out[0]] != KB_MARK_SKIP);
+	CHECK_MSG(weight(&g, 0, marks, out[0]) == 249 || weight(&g, 0, marks, out[0]) == 251,
+		  "%zu", weight(&g, 0, marks, out[0]));
+	CHECK(weight(&g, 0, marks, out[1]) == 750);
+	/* more machines than commits to test */
+	memset(marks, 0, g.n);
+	memset(busy, 0, g.n);
+	for (size_t i = 4; i < g.n; i++)
+		marks[i] = KB_MARK_GOOD;
+	n = kb_bisect_multi(&g, 0, marks, NULL, 8, out);
+	CHECK_MSG(n == 3, "%zu", n);
+	free(marks);
+	free(busy);
+	kb_graph_release(&g);
+}
+
+/* Rounds of k tests at once until the answer; -1 on a wrong answer. */
+static int rounds_to_find(const struct kb_graph *g, size_t culprit, size_t k)
+{
+	char *marks = kb_calloc(g->n, 1);
+	size_t out[16], n, i;
+	struct kb_next next;
+	int rounds = 0, ok;
+
+	while ((n = kb_bisect_multi(g, 0, marks, NULL, k, out)) > 0) {
+		for (i = 0; i < n; i++)
+			marks[out[i]] = contains(g, out[i], culprit) ? KB_MARK_BAD : KB_MARK_GOOD;
+		rounds++;
+	}
+	ok = kb_bisect_next(g, 0, marks, 1, &next) == 0 && next.kind == KB_NEXT_FOUND &&
+		next.commit == culprit;
+	kb_next_release(&next);
+	free(marks);
+	return ok ? rounds : -1;
+}
+
+TEST(test_bisect__multi_rounds_are_log_k_plus_1)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	uint64_t seed;
+	size_t c;
+
+	/* a line of 1000: 10 rounds of one test, 5 of three, 3 of nine */
+	linear_graph(&g, 1000);
+	for (c = 0; c < g.n; c += 37) {
+		int r1 = rounds_to_find(&g, c, 1), r3 = rounds_to_find(&g, c, 3),
+		    r9 = rounds_to_find(&g, c, 9);
+
+		CHECK_MSG(r1 >= 0 && r3 >= 0 && r9 >= 0, "culprit %zu", c);
+		CHECK_MSG(r1 <= 10 && r3 <= 6 && r9 <= 4, "culprit %zu: %d %d %d", c, r1, r3, r9);
+	}
+	kb_graph_release(&g);
+	/* merges: always the right answer, and fewer rounds with more machines */
+	for (seed = 1; seed <= 20; seed++) {
+		size_t n = random_dag(&g, 200 + seed * 10, 15, seed);
+		uint64_t s = seed * 17;
+		size_t culprit = trand(&s) % n;
+		int r1 = rounds_to_find(&g, culprit, 1), r4 = rounds_to_find(&g, culprit, 4);
+
+		CHECK_MSG(r1 >= 0 && r4 >= 0, "seed %llu", (unsigned long long)seed);
+		CHECK_MSG(r4 <= (int)ceil(log((double)n) / log(5.0)) + 3 && r4 <= r1,
+			  "seed %llu: %d rounds of 4, %d of 1, n %zu", (unsigned long long)seed,
+			  r4, r1, n);
+		kb_graph_release(&g);
+	}
+}
