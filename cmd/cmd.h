@@ -97,6 +97,8 @@ const char *kb_machine_dirs(void);
 const char *kb_guest_init(void);
 /* --target: local, libvirt[:URI], or a machine file (name or path). */
 int kb_set_target(struct kb_spec *spec, const char *target);
+/* Each --target: the first is the target, the others the pool. */
+int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets);
 
 /* Run a loaded session to its verdict and return the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);

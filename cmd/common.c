@@ -449,6 +449,56 @@ int kb_set_target(struct kb_spec *spec, const char *target)
 	return 0;
 }
 
+int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets)
+{
+	struct kb_strv seen = KB_STRV_INIT;
+	struct kb_spec one;
+	size_t i, j;
+	int ret;
+
+	if ((ret = kb_set_target(spec, targets->n ? targets->v[0] : "local")) < 0)
+		return ret;
+	kb_strv_clear(&spec->pool);
+	kb_strv_push(&seen, spec->target);
+	for (i = 1; i < targets->n; i++) {
+		char *m;
+
+		memset(&one, 0, sizeof(one));
+		if ((ret = kb_set_target(&one, targets->v[i])) < 0)
+			return ret;
+		if ((!strcmp(one.target, "local")) != (!strcmp(spec->target, "local"))) {
+			ret = kb_error(KB_EINVAL, "a pool is of machines that all boot kernels, or "
+				       "all local: '%s' and '%s' do not mix", spec->target,
+				       one.target);
+		}
+		/* one host over ssh is one machine: it cannot test two kernels */
+		for (j = 0; !ret && !strncmp(one.target, "ssh://", 6) && j < seen.n; j++)
+			if (!strcmp(one.target, seen.v[j]))
+				ret = kb_error(KB_EINVAL, "%s is in the pool twice", one.target);
+		kb_strv_push(&seen, one.target);
+		if (ret < 0) {
+			free(one.target);
+			free(one.machine);
+			kb_strv_clear(&seen);
+			return ret;
+		}
+		if (one.machine) {
+			m = one.machine;
+			one.machine = NULL;
+		} else {
+			json_t *o = json_pack("{s:s}", "target", one.target);
+
+			m = json_dumps(o, JSON_COMPACT);
+			json_decref(o);
+		}
+		kb_strv_push(&spec->pool, m);
+		free(m);
+		free(one.target);
+	}
+	kb_strv_clear(&seen);
+	return 0;
+}
+
 int kb_run_session(struct kb_session *s, const char *cmd)
 {
 	json_t *report;

@@ -62,7 +62,8 @@ int cmd_start(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT, paths = KB_STRV_INIT;
-	const char *bench = NULL, *command = NULL, *target = "local", *build = NULL,
+	struct kb_strv targets = KB_STRV_INIT;
+	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto";
 	double confidence = 0.95, seed = 0, scale = 1;
@@ -73,11 +74,12 @@ int cmd_start(int argc, char **argv)
 		{ "command", OPT_STRING, &command, "CMD",
 		  "pass/fail test: a shell command run in each commit's tree" },
 		KB_CTX_OPTS(&c),
-		{ "target", OPT_STRING, &target, "SPEC",
+		{ "target", OPT_LIST, &targets, "SPEC",
 		  "where to test: local (default: this machine, no boot), libvirt[:URI] "
 		  "(a VM per boot, default URI qemu:///system), ssh://[user@]host[:port] "
 		  "(a real machine, switched to each kernel), or a machine file from "
-		  "configs/machines/" },
+		  "configs/machines/; more than one makes a pool that tests several "
+		  "commits at once" },
 		{ "accept-new-host-key", OPT_FLAG, &accept_new, NULL,
 		  "ssh target: accept the key of a host that is not in known_hosts yet "
 		  "(never a changed key) and add it there" },
@@ -163,7 +165,7 @@ int cmd_start(int argc, char **argv)
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();
 	spec.seed = (unsigned long long)seed;
-	if ((ret = kb_set_target(&spec, target)) < 0 ||
+	if ((ret = kb_set_targets(&spec, &targets)) < 0 ||
 	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
 	    (ret = default_build(&c, &spec)) < 0 ||
@@ -204,6 +206,7 @@ out:
 	kb_spec_release(&spec);
 	kb_strv_clear(&args);
 	kb_strv_clear(&paths);
+	kb_strv_clear(&targets);
 	kb_ctx_release(&c);
 	return ret;
 }

@@ -28,6 +28,20 @@ static void print_text(json_t *st)
 	       json_object_get(st, "accel") ? "   accel: " : "",
 	       json_object_get(st, "accel") ?
 	       json_string_value(json_object_get(st, "accel")) : "");
+	json_array_foreach(json_object_get(st, "machines"), i, r) {
+		const char *state = json_string_value(json_object_get(r, "state"));
+		double since = json_number_value(json_object_get(r, "since"));
+
+		printf("machine %lld: %s, %s", (long long)json_integer_value(json_object_get(r,
+			"machine")), json_string_value(json_object_get(r, "target")), state);
+		if (json_object_get(r, "commit"))
+			printf(" %.12s", json_string_value(json_object_get(r, "commit")));
+		if (since > 0)
+			printf(" for %.0f s", kb_now() - since);
+		if (json_object_get(r, "reason"))
+			printf(": %s", json_string_value(json_object_get(r, "reason")));
+		printf("\n");
+	}
 	json_array_foreach(running, i, r)
 		printf("running: run %lld at %.12s for %.0f s\n",
 		       (long long)json_integer_value(json_object_get(r, "run")),

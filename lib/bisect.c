@@ -230,6 +230,17 @@ size_t kb_bisect_multi(const struct kb_graph *g, size_t bad, const char *marks,
 	return nout;
 }
 
+int kb_bisect_rounds(size_t n, size_t k)
+{
+	int r = 0;
+
+	while (n > 1) {
+		n = (n + k) / (k + 1);
+		r++;
+	}
+	return r;
+}
+
 void kb_next_release(struct kb_next *next)
 {
 	free(next->suspects);

@@ -59,6 +59,10 @@ void kb_next_release(struct kb_next *next);
 size_t kb_bisect_multi(const struct kb_graph *g, size_t bad, const char *marks,
 		       const unsigned char *busy, size_t k, size_t *out);
 
+/* Rounds of k tests at once that n candidates take, roughly:
+ * log_{k+1}(n), rounded up. */
+int kb_bisect_rounds(size_t n, size_t k);
+
 /* The candidate set under the marks: alive[i] = 1 for possible culprits.
  * Returns the node of the lowest BAD (the current bad). */
 size_t kb_bisect_alive(const struct kb_graph *g, size_t bad, const char *marks,

@@ -271,6 +271,62 @@ int kb_session_report(struct kb_session *s, json_t **out)
 	return 0;
 }
 
+/* Each machine of a pool: its target, what it does and since when
+ * ("testing", "idle", or "retired" with the reason), from the events. */
+static json_t *machines_json(struct kb_session *s)
+{
+	json_t *a = json_array();
+	struct kb_event_row *ev;
+	size_t n, i, k;
+
+	for (k = 0; k <= s->spec.pool.n; k++) {
+		const char *target = s->spec.target;
+		json_error_t jerr;
+		json_t *m = NULL;
+
+		if (k) {
+			m = json_loads(s->spec.pool.v[k - 1], 0, &jerr);
+			target = json_string_value(json_object_get(m, "target"));
+		}
+		json_array_append_new(a, json_pack("{s:i, s:s, s:s}", "machine", (int)k,
+						   "target", target ? target : "", "state",
+						   "idle"));
+		json_decref(m);
+	}
+	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return a;
+	}
+	for (i = 0; i < n; i++) {
+		char what[16], sha[64];
+		int slot, len = 0;
+		json_t *m;
+
+		if (strcmp(ev[i].kind, "machine") ||
+		    sscanf(ev[i].detail, "%d %15s %n", &slot, what, &len) < 2 ||
+		    !(m = json_array_get(a, (size_t)slot)))
+			continue;
+		if (!strcmp(what, "testing") && sscanf(ev[i].detail + len, "%63s", sha) == 1) {
+			json_object_set_new(m, "state", json_string("testing"));
+			json_object_set_new(m, "commit", json_string(sha));
+			json_object_set_new(m, "since", json_real(ev[i].ts));
+		} else if (!strcmp(what, "done") || !strcmp(what, "failed")) {
+			json_object_set_new(m, "state", json_string("idle"));
+			json_object_del(m, "commit");
+			json_object_set_new(m, "since", json_real(ev[i].ts));
+		} else if (!strcmp(what, "retired")) {
+			const char *nl = strchr(ev[i].detail, '\n');
+
+			json_object_set_new(m, "state", json_string("retired"));
+			json_object_del(m, "commit");
+			json_object_set_new(m, "since", json_real(ev[i].ts));
+			json_object_set_new(m, "reason", json_string(nl ? nl + 1 : ""));
+		}
+	}
+	kb_event_rows_free(ev, n);
+	return a;
+}
+
 int kb_session_status(struct kb_session *s, json_t **out)
 {
 	struct kb_next next;
@@ -303,6 +359,8 @@ int kb_session_status(struct kb_session *s, json_t **out)
 		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
 		      "tested", (int)s->nmark_rows);
 	json_object_set_new(o, "running", running);
+	if (s->spec.pool.n)
+		json_object_set_new(o, "machines", machines_json(s));
 	kb_session_target_info(s, o);
 	if (s->spec.bench.has_metric) {
 		kb_next_release(&next);

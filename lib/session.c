@@ -1,9 +1,12 @@
 #include "session.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -358,6 +361,14 @@ static void subject_of(struct kb_session *s, const char *sha, char *out, size_t 
 	kb_commit_info_release(&info);
 }
 
+char *kb_session_subject(struct kb_session *s, const char *sha)
+{
+	char buf[256];
+
+	subject_of(s, sha, buf, sizeof(buf));
+	return kb_strdup(buf);
+}
+
 /* The mark a pass/fail run's outcome stands for; 0 when it stops the
  * bisection instead (with the reason in 'why'). */
 static char classify(const struct kb_run_result *res, char *why, size_t len)
@@ -487,20 +498,29 @@ static int recover(struct kb_session *s, struct kb_target *t)
 				return ret;
 			continue;
 		}
-		dir = kb_session_run_dir(s, r->id);
-		kb_runner_kill_leftovers(dir);
-		free(dir);
-		r->state = KB_RUN_INTERRUPTED;
-		r->exit_status = -1;
-		if ((ret = kb_store_run_finish(s->store, r)) < 0)
+		if ((ret = kb_session_interrupt_run(s, r)) < 0)
 			return ret;
-		kb_store_event(s->store, s->row.id, "interrupted",
-			       "run %lld at %s was cut short; it runs again",
-			       (long long)r->id, r->sha);
-		kb_session_say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
-		    "running it again", (long long)r->id, r->sha);
 	}
 	return kb_session_refresh(s);
+}
+
+int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r)
+{
+	char *dir = kb_session_run_dir(s, r->id);
+	int ret;
+
+	kb_runner_kill_leftovers(dir);
+	free(dir);
+	r->state = KB_RUN_INTERRUPTED;
+	r->exit_status = -1;
+	if ((ret = kb_store_run_finish(s->store, r)) < 0)
+		return ret;
+	kb_store_event(s->store, s->row.id, "interrupted",
+		       "run %lld at %s was cut short; it runs again",
+		       (long long)r->id, r->sha);
+	kb_session_say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
+		       "running it again", (long long)r->id, r->sha);
+	return 0;
 }
 
 int kb_session_next_boot(struct kb_session *s, const char *sha)
@@ -591,7 +611,22 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	int ret;
 
 	kb_ahead_wait(s, sha);
-	if ((ret = kb_session_build(s, t, sha, &res)) < 0)
+	if (s->spec.pool.n) {
+		/* the machines of a pool build in one tree, one at a time */
+		char *path = kb_asprintf("%s/build.lock", s->statedir);
+		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+
+		free(path);
+		if (fd < 0)
+			return kb_error_errno(KB_ERROR, "cannot open the build lock");
+		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
+			;
+		ret = kb_session_build(s, t, sha, &res);
+		close(fd);
+	} else {
+		ret = kb_session_build(s, t, sha, &res);
+	}
+	if (ret < 0)
 		return ret;
 	if (res.failed) {
 		kb_session_say(s, KB_SAY_WARN, "the build fails at %.12s: skipping it\n%s",
@@ -722,8 +757,10 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 			}
 			kb_error_clear();
 		}
-		/* while this one is tested, build the next ones */
-		kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
+		/* while this one is tested, build the next ones (a pool
+		 * builds on its machines' turns instead) */
+		if (!s->spec.pool.n)
+			kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
 		if (ret != 0)
 			return ret;
@@ -819,7 +856,7 @@ static void passfail_candidates(struct kb_session *s, size_t node)
 	free(marks);
 }
 
-static int test_commit(struct kb_session *s, struct kb_target *t, size_t node)
+int kb_session_test_commit(struct kb_session *s, struct kb_target *t, size_t node)
 {
 	char sha[GIT_OID_HEXSZ + 1];
 	int boot, ret;
@@ -863,31 +900,54 @@ static void target_say(void *ctx, const char *msg)
 	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
 }
 
-/* Open the session's target.  Its leftovers are named after the database
- * and the session, so that two repositories never touch each other's. */
-static int open_target(struct kb_session *s, struct kb_target **t)
+/* Open the target of machine 'slot' of the session (0: --target, then
+ * the pool).  Its leftovers are named after the database, the session and
+ * the slot, so that two repositories or two machines never touch each
+ * other's. */
+int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 {
 	struct kb_target_env tenv;
 	unsigned long h = 5381;
 	const char *p;
-	char *name;
+	char *name, *target = NULL, *machine = NULL;
 	int ret;
 
+	if (slot < 0 || (size_t)slot > s->spec.pool.n)
+		return kb_error(KB_EINVAL, "no machine %d in the pool", slot);
 	for (p = s->statedir; *p; p++)
 		h = (h * 33) ^ (unsigned char)*p;
-	name = kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
+	name = slot ? kb_asprintf("kbisect-%08lx-%lld-s%d", h & 0xffffffffUL,
+				  (long long)s->row.id, slot) :
+		kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
+	if (slot) {
+		json_error_t jerr;
+		json_t *m = json_loads(s->spec.pool.v[slot - 1], 0, &jerr);
+
+		target = kb_strdup(json_string_value(json_object_get(m, "target")));
+		if (json_object_size(m) > 1)
+			machine = kb_strdup(s->spec.pool.v[slot - 1]);
+		json_decref(m);
+	}
 	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
 	tenv.statedir = s->statedir;
 	tenv.session_name = name;
-	tenv.machine = s->spec.machine;
+	tenv.machine = slot ? machine : s->spec.machine;
 	tenv.guest_init = s->guest_init;
 	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
-	ret = kb_target_open(t, s->spec.target, &tenv);
+	tenv.slot = slot;
+	ret = kb_target_open(t, slot ? target : s->spec.target, &tenv);
 	free(name);
+	free(target);
+	free(machine);
 	return ret;
+}
+
+static int open_target(struct kb_session *s, struct kb_target **t)
+{
+	return kb_session_open_slot(s, 0, t);
 }
 
 int kb_session_run(struct kb_session *s)
@@ -905,7 +965,14 @@ int kb_session_run(struct kb_session *s)
 		goto out;
 	}
 	if (s->spec.bench.has_metric) {
+		if (s->spec.pool.n)
+			kb_session_say(s, KB_SAY_WARN, "a performance bisection measures on "
+				       "the first machine of the pool only");
 		ret = kb_perf_loop(s, t);
+		goto out;
+	}
+	if (s->spec.pool.n) {
+		ret = kb_pool_loop(s);
 		goto out;
 	}
 	for (;;) {
@@ -934,7 +1001,7 @@ int kb_session_run(struct kb_session *s)
 		s->steps_after = next.steps_left;
 		node = next.commit;
 		kb_next_release(&next);
-		if ((ret = test_commit(s, t, node)) < 0)
+		if ((ret = kb_session_test_commit(s, t, node)) < 0)
 			break;
 	}
 out:

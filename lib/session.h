@@ -32,6 +32,8 @@ struct kb_spec {
 	char *kconfig;          /* kernel: base config, a file or a make target */
 	char *fragments;        /* kernel: directory of config fragments */
 	char *machine;          /* JSON of the machine file, or NULL */
+	struct kb_strv pool;    /* more machines: each the JSON of a machine
+				 * file ({"target": SPEC} for a plain one) */
 	double scale;           /* KBISECT_SCALE: shrink benchmarks (1) */
 	char boot_fail;         /* mark of a kernel that fails to boot: 's' or 'b' */
 	char build_ahead;       /* 'a' auto (cores to spare), 'y' on, 'n' off */
@@ -98,6 +100,7 @@ struct kb_session {
 	char cur_sha[41];
 	double cur_since;
 	int boot_runs;                   /* runs planned in the boot at work */
+	int slot;                        /* pool: the machine this process tests on */
 };
 
 /* Tell the progress callback where the session stands (nothing when it

@@ -27,6 +27,17 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
 /* Add "accel" (kvm or tcg, once a VM booted) and "machine" to a report. */
 void kb_session_target_info(struct kb_session *s, json_t *o);
+/* Open the target of machine 'slot' (0: --target, then the pool's). */
+int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t);
+/* Build, boot and test one commit of a pass/fail bisection, and mark it. */
+int kb_session_test_commit(struct kb_session *s, struct kb_target *t, size_t node);
+/* The subject of a commit (malloc'd; "" when it cannot be read). */
+char *kb_session_subject(struct kb_session *s, const char *sha);
+/* A run whose test died with the process that ran it: its leftovers
+ * killed, recorded as cut short (it runs again). */
+int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r);
+/* A pass/fail bisection on the machines of the pool at once. */
+int kb_pool_loop(struct kb_session *s);
 void kb_session_setup_info(struct kb_session *s, json_t *o);
 void kb_session_culprit_people(struct kb_session *s, json_t *o);
 

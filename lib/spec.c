@@ -26,6 +26,7 @@ void kb_spec_release(struct kb_spec *spec)
 	free(spec->kconfig);
 	free(spec->fragments);
 	free(spec->machine);
+	kb_strv_clear(&spec->pool);
 	kb_bench_release(&spec->bench);
 	memset(spec, 0, sizeof(*spec));
 }
@@ -65,6 +66,13 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "fragments", json_string(spec->fragments));
 	if (spec->machine)
 		json_object_set_new(o, "machine", json_loads(spec->machine, 0, &jerr));
+	if (spec->pool.n) {
+		json_t *pool = json_array();
+
+		for (i = 0; i < spec->pool.n; i++)
+			json_array_append_new(pool, json_loads(spec->pool.v[i], 0, &jerr));
+		json_object_set_new(o, "pool", pool);
+	}
 	if (spec->scale != 1.0)
 		json_object_set_new(o, "scale", json_real(spec->scale));
 	if (spec->build_ahead != 'a')
@@ -119,6 +127,18 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	spec->fragments = str_field(o, "fragments");
 	if (json_is_object(json_object_get(o, "machine")))
 		spec->machine = json_dumps(json_object_get(o, "machine"), JSON_COMPACT);
+	json_array_foreach(json_object_get(o, "pool"), i, e) {
+		char *m;
+
+		if (!json_is_string(json_object_get(e, "target"))) {
+			json_decref(o);
+			kb_spec_release(spec);
+			return bad_spec("a machine of the pool has no target");
+		}
+		m = json_dumps(e, JSON_COMPACT);
+		kb_strv_push(&spec->pool, m);
+		free(m);
+	}
 	if ((v = json_object_get(o, "scale")) && json_is_number(v))
 		spec->scale = json_number_value(v);
 	if ((v = json_object_get(o, "build_ahead")) && json_is_string(v))

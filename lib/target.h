@@ -35,6 +35,8 @@ struct kb_target_env {
 	const char *machine;      /* JSON of the machine file, or NULL */
 	const char *guest_init;   /* path of guests/init on this machine */
 	int accept_new_host_key;  /* ssh: add an unknown host key to known_hosts */
+	int slot;                 /* the machine's place in a pool (0: the first):
+				   the local target's work tree is its own */
 	void (*say)(void *ctx, const char *msg); /* progress, may be NULL */
 	void *say_ctx;
 };

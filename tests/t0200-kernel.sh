@@ -130,6 +130,22 @@ end_session () {
 	"$KBISECT" reset --db k.db 2>/dev/null || true
 }
 
+test_expect_success LIBVIRT 'a pool of two VMs: two kernels at once, the same culprit, no VM left' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
+	(cd "$DEMO" && "$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" \
+		--target "$VM" --target "$VM" --command "$GUEST_TEST" >"$TRASH_DIRECTORY/pool.out" \
+		2>"$TRASH_DIRECTORY/pool.err") &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $slow &&
+	grep -q "^Bisecting: [0-9]* revisions left, 2 machines" pool.err &&
+	grep -q "^  \[machine 1\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" pool.err &&
+	grep -q "^  \[machine 0\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" pool.err &&
+	test -z "$(vms_left pool.err)" &&
+	end_session
+'
+
 # the report of k.db's session in r.json (report exits with 3 without a culprit)
 report_json () {
 	"$KBISECT" report --json --db k.db >r.json || test $? = 3
