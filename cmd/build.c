@@ -24,8 +24,13 @@ int cmd_build(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT;
-	const char *kconfig = "tinyconfig", *target = "local";
+	const char *kconfig = "tinyconfig", *target = "local", *cc_wrapper = NULL;
+	double jobs = 0;
 	struct kb_opt opts[] = {
+		{ "cc-wrapper", OPT_STRING, &cc_wrapper, "PROG",
+		  "compile through PROG (distcc, icecc), after ccache" },
+		{ "build-jobs", OPT_NUMBER, &jobs, "N",
+		  "make -jN (default: the processors of this machine)" },
 		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
 		  "base config: a file, or a make target (default tinyconfig)" },
 		{ "target", OPT_STRING, &target, "SPEC",
@@ -49,7 +54,12 @@ int cmd_build(int argc, char **argv)
 		ret = kb_usage_error(&help, "needs one REV");
 		goto out;
 	}
-	if (kb_set_target(&ts, target) < 0)
+	if (jobs < 0 || jobs > 4096 || jobs != (int)jobs) {
+		ret = kb_usage_error(&help, "--build-jobs: a whole number from 1 to 4096");
+		goto out;
+	}
+	if (kb_set_target(&ts, target) < 0 ||
+	    (cc_wrapper && kb_build_check_wrapper(cc_wrapper) < 0))
 		goto fail;
 	/* the fragment is the backend's: "libvirt" for libvirt:URI */
 	ts.target[strcspn(ts.target, ":")] = '\0';
@@ -75,6 +85,8 @@ int cmd_build(int argc, char **argv)
 	o.cache_dir = cache;
 	o.log_dir = logs;
 	o.cache_limit = 4ULL << 30;
+	o.cc_wrapper = cc_wrapper;
+	o.jobs = (int)jobs;
 	if (kb_mkdir_p(c.statedir, 0700) < 0 || kb_build_kernel(c.repo, &oid, &o, &res) < 0)
 		goto fail;
 	if (res.failed) {

@@ -65,8 +65,8 @@ int cmd_start(int argc, char **argv)
 	struct kb_strv targets = KB_STRV_INIT;
 	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
-		   *build_ahead = "auto";
-	double confidence = 0.95, seed = 0, scale = 1;
+		   *build_ahead = "auto", *cc_wrapper = NULL;
+	double confidence = 0.95, seed = 0, scale = 1, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
@@ -89,6 +89,10 @@ int cmd_start(int argc, char **argv)
 		{ "build-ahead", OPT_STRING, &build_ahead, "auto|on|off",
 		  "build the likely next kernels while one is tested: auto (default: "
 		  "when there are 2 processors to spare beside the test), on, off" },
+		{ "cc-wrapper", OPT_STRING, &cc_wrapper, "PROG",
+		  "kernel builds: compile through PROG (distcc, icecc), after ccache" },
+		{ "build-jobs", OPT_NUMBER, &build_jobs, "N",
+		  "kernel builds: make -jN (default: the processors of this machine)" },
 		{ "scale", OPT_NUMBER, &scale, "F",
 		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
 		{ "boot-failure", OPT_STRING, &boot_failure, "skip|bad",
@@ -164,6 +168,14 @@ int cmd_start(int argc, char **argv)
 	spec.build = build ? kb_strdup(build) : NULL;
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();
+	if (build_jobs < 0 || build_jobs > 4096 || build_jobs != (int)build_jobs) {
+		ret = kb_usage_error(&help, "--build-jobs: a whole number from 1 to 4096");
+		goto out_usage;
+	}
+	spec.build_jobs = (int)build_jobs;
+	if (cc_wrapper && kb_build_check_wrapper(cc_wrapper) < 0)
+		goto fail;
+	spec.cc_wrapper = cc_wrapper ? kb_strdup(cc_wrapper) : NULL;
 	spec.seed = (unsigned long long)seed;
 	if ((ret = kb_set_targets(&spec, &targets)) < 0 ||
 	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||

@@ -156,6 +156,32 @@ static void config_set(struct kb_buf *cfg, const char *line)
 	*cfg = out;
 }
 
+int kb_build_check_wrapper(const char *wrapper)
+{
+	const char *path = getenv("PATH");
+	char *dirs, *d, *save = NULL;
+	int found = 0;
+
+	if (!*wrapper || strspn(wrapper, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+				"0123456789._/+-") != strlen(wrapper))
+		return kb_error(KB_EINVAL, "compiler wrapper '%s': give a program such as "
+				"distcc or icecc (its name or path, no arguments)", wrapper);
+	if (strchr(wrapper, '/'))
+		found = access(wrapper, X_OK) == 0;
+	dirs = kb_strdup(path ? path : "/usr/bin:/bin");
+	for (d = strtok_r(dirs, ":", &save); d && !found; d = strtok_r(NULL, ":", &save)) {
+		char *p = kb_asprintf("%s/%s", d, wrapper);
+
+		found = !strchr(wrapper, '/') && access(p, X_OK) == 0;
+		free(p);
+	}
+	free(dirs);
+	if (!found)
+		return kb_error(KB_EINVAL, "compiler wrapper '%s' is not installed here (not "
+				"in PATH): install it (distcc, icecc) or give its path", wrapper);
+	return 0;
+}
+
 static int run_make(const struct kb_build_opts *o, const char *log, const char *sha,
 		    const char *const *targets, struct kb_run_result *res)
 {
@@ -171,8 +197,14 @@ static int run_make(const struct kb_build_opts *o, const char *log, const char *
 	kb_strv_pushf(&argv, "-j%d", jobs > 0 ? jobs : 1);
 	/* set, even empty: no "+" for a source tree that is not a git tree */
 	kb_strv_push(&argv, "LOCALVERSION=");
-	if (access("/usr/bin/ccache", X_OK) == 0)
+	if (access("/usr/bin/ccache", X_OK) == 0) {
 		kb_strv_push(&argv, "CC=ccache gcc");
+		/* ccache hands what it does not have to the wrapper */
+		if (o->cc_wrapper)
+			kb_strv_pushf(&env, "CCACHE_PREFIX=%s", o->cc_wrapper);
+	} else if (o->cc_wrapper) {
+		kb_strv_pushf(&argv, "CC=%s gcc", o->cc_wrapper);
+	}
 	while (*targets)
 		kb_strv_push(&argv, *targets++);
 	kb_strv_push(&env, "KBUILD_BUILD_USER=kbisect");

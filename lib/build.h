@@ -26,6 +26,8 @@ struct kb_build_opts {
 	const char *log_dir;
 	unsigned long long cache_limit; /* bytes; 0 = no limit */
 	int jobs;                   /* 0 = the number of processors */
+	const char *cc_wrapper;     /* distcc, icecc...: compiles go through it
+				     * (after ccache, when there is one) */
 	/* called every few seconds while make runs */
 	void (*progress)(void *ctx, const char *what, double seconds, long lines);
 	void *ctx;
@@ -44,6 +46,10 @@ struct kb_build_result {
 
 /* Is the tree of 'commit' a Linux kernel source tree? */
 int kb_is_kernel_tree(git_repository *repo, const git_oid *commit);
+
+/* A compiler wrapper fit for CC: a program name or path (no blanks or
+ * shell characters), found in PATH.  KB_EINVAL with what to do. */
+int kb_build_check_wrapper(const char *wrapper);
 
 int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		    const struct kb_build_opts *o, struct kb_build_result *res);

@@ -577,6 +577,8 @@ void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_
 	o->cache_dir = kb_session_cache_dir(s);
 	o->log_dir = kb_asprintf("%s/logs", s->statedir);
 	o->cache_limit = 4ULL << 30;
+	o->cc_wrapper = s->spec.cc_wrapper;
+	o->jobs = s->spec.build_jobs;
 }
 
 void kb_session_build_opts_release(struct kb_build_opts *o)

@@ -31,6 +31,8 @@ struct kb_spec {
 	char *build;            /* "none", "kernel" or a shell command */
 	char *kconfig;          /* kernel: base config, a file or a make target */
 	char *fragments;        /* kernel: directory of config fragments */
+	char *cc_wrapper;       /* kernel: distcc, icecc... or NULL */
+	int build_jobs;         /* kernel: make -j (0: the processors here) */
 	char *machine;          /* JSON of the machine file, or NULL */
 	struct kb_strv pool;    /* more machines: each the JSON of a machine
 				 * file ({"target": SPEC} for a plain one) */

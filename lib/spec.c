@@ -25,6 +25,7 @@ void kb_spec_release(struct kb_spec *spec)
 	free(spec->build);
 	free(spec->kconfig);
 	free(spec->fragments);
+	free(spec->cc_wrapper);
 	free(spec->machine);
 	kb_strv_clear(&spec->pool);
 	kb_bench_release(&spec->bench);
@@ -64,6 +65,10 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "kconfig", json_string(spec->kconfig));
 	if (spec->fragments)
 		json_object_set_new(o, "fragments", json_string(spec->fragments));
+	if (spec->cc_wrapper)
+		json_object_set_new(o, "cc_wrapper", json_string(spec->cc_wrapper));
+	if (spec->build_jobs)
+		json_object_set_new(o, "build_jobs", json_integer(spec->build_jobs));
 	if (spec->machine)
 		json_object_set_new(o, "machine", json_loads(spec->machine, 0, &jerr));
 	if (spec->pool.n) {
@@ -125,6 +130,8 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	spec->build = str_field(o, "build");
 	spec->kconfig = str_field(o, "kconfig");
 	spec->fragments = str_field(o, "fragments");
+	spec->cc_wrapper = str_field(o, "cc_wrapper");
+	spec->build_jobs = (int)json_integer_value(json_object_get(o, "build_jobs"));
 	if (json_is_object(json_object_get(o, "machine")))
 		spec->machine = json_dumps(json_object_get(o, "machine"), JSON_COMPACT);
 	json_array_foreach(json_object_get(o, "pool"), i, e) {

@@ -20,6 +20,8 @@ PACKAGES="$PACKAGES chromium python3"
 # mail: the tests' SMTP server (tests/lib-smtpd.sh), Exim, and its
 # certificate; takes the place of any other MTA package
 PACKAGES="$PACKAGES exim4-daemon-light openssl util-linux"
+# builds through a compiler wrapper: a distcc server on loopback
+PACKAGES="$PACKAGES distcc"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=

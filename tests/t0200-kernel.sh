@@ -62,6 +62,48 @@ test_expect_success 'the next commit builds on the previous build' '
 	grep "^release .*-kb$(echo $next | cut -c1-12)\$" "$TRASH_DIRECTORY/b3"
 '
 
+if command -v distccd >/dev/null && command -v distcc >/dev/null; then
+	test_set_prereq DISTCC
+fi
+
+test_expect_success DISTCC 'a compiler wrapper: the compiles of a build go through distcc' '
+	cd "$DEMO" &&
+	# a commit (no ref) on top of what the build tree holds, with one file
+	# changed; every compile is done again (CCACHE_RECACHE), not taken
+	# from ccache
+	base=$(git rev-list --reverse demo-good..demo-bad | head -n 1) &&
+	blob=$({ git show $base:init/version.c; echo "/* built through a wrapper */"; } |
+		git hash-object -w --stdin) &&
+	idx="$TRASH_DIRECTORY/wrap.index" &&
+	GIT_INDEX_FILE=$idx git read-tree $base &&
+	GIT_INDEX_FILE=$idx git update-index --cacheinfo 100644,$blob,init/version.c &&
+	tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
+	c=$(echo "init: a build through a compiler wrapper" |
+		GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_AUTHOR_DATE=@1700000000 \
+		GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org \
+		GIT_COMMITTER_DATE=@1700000000 git commit-tree $tree -p $base) &&
+	mkdir -p "$TRASH_DIRECTORY/distcc" && chmod 777 "$TRASH_DIRECTORY/distcc" &&
+	port=$((30000 + $$ % 20000)) &&
+	distccd --daemon --allow 127.0.0.1 --listen 127.0.0.1 --port $port \
+		--pid-file "$TRASH_DIRECTORY/distcc/pid" \
+		--log-file "$TRASH_DIRECTORY/distcc/log" --log-level info 9>&- &&
+	test_wait_for "test -s \"$TRASH_DIRECTORY/distcc/pid\"" 100 &&
+	{
+		DISTCC_HOSTS=127.0.0.1:$port DISTCC_FALLBACK=0 CCACHE_RECACHE=1 \
+			"$KBISECT" build $c --target libvirt --db "$TRASH_DIRECTORY/k.db" \
+			--cc-wrapper distcc --build-jobs 4 >"$TRASH_DIRECTORY/b4"
+		rc=$?
+		kill "$(cat "$TRASH_DIRECTORY/distcc/pid")"
+		test $rc = 0
+	} &&
+	grep "^built $c" "$TRASH_DIRECTORY/b4" &&
+	grep "COMPILE_OK.*version\.c" "$TRASH_DIRECTORY/distcc/log" &&
+	test_expect_code 1 "$KBISECT" build $c --db "$TRASH_DIRECTORY/k.db" --cc-wrapper "distcc -j" 2>"$TRASH_DIRECTORY/e4" &&
+	grep "no arguments" "$TRASH_DIRECTORY/e4" &&
+	test_expect_code 1 "$KBISECT" build $c --db "$TRASH_DIRECTORY/k.db" --cc-wrapper no-such-wrapper 2>"$TRASH_DIRECTORY/e5" &&
+	grep "is not installed here" "$TRASH_DIRECTORY/e5"
+'
+
 test_expect_success 'the same commit again is a cache hit: no make at all' '
 	cd "$DEMO" &&
 	touch "$TRASH_DIRECTORY/before" &&
