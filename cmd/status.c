@@ -52,6 +52,10 @@ static void print_text(json_t *st)
 		       json_string_value(json_object_get(next, "commit")),
 		       json_string_value(json_object_get(next, "role")),
 		       json_string_value(json_object_get(next, "why")));
+	else if (json_is_object(next) && json_object_get(st, "machines"))
+		printf("roughly %lld round%s left\n",
+		       (long long)json_integer_value(json_object_get(st, "rounds_left")),
+		       json_integer_value(json_object_get(st, "rounds_left")) == 1 ? "" : "s");
 	else if (json_is_object(next))
 		printf("next: %s %s (roughly %lld step%s left)\n",
 		       json_string_value(json_object_get(next, "commit")),

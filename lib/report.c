@@ -359,8 +359,11 @@ int kb_session_status(struct kb_session *s, json_t **out)
 		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
 		      "tested", (int)s->nmark_rows);
 	json_object_set_new(o, "running", running);
-	if (s->spec.pool.n)
+	if (s->spec.pool.n) {
 		json_object_set_new(o, "machines", machines_json(s));
+		json_object_set_new(o, "rounds_left", json_integer(
+			kb_bisect_rounds(next.nleft, s->spec.pool.n + 1)));
+	}
 	kb_session_target_info(s, o);
 	if (s->spec.bench.has_metric) {
 		kb_next_release(&next);
