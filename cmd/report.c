@@ -7,7 +7,7 @@
 #include "svg.h"
 
 static const struct kb_cmd_help help = {
-	"report", "[--json] [options]",
+	"report", "[--json] [--svg FILE] [--mbox FILE] [--mail] [options]",
 	"Print the result of the session: the verdict, the culprit, the log.",
 	"--json prints one object (format version 1, see kbisect(1)).  --svg,\n"
 	"--mbox and --mail write the plot or the mail instead of printing the text.\n"
