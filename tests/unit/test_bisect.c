@@ -300,3 +300,12 @@ TEST(test_bisect__multi_rounds_are_log_k_plus_1)
 		kb_graph_release(&g);
 	}
 }
+
+TEST(test_bisect__rounds_estimate)
+{
+	CHECK(kb_bisect_rounds(1, 4) == 0);
+	CHECK(kb_bisect_rounds(2, 1) == 1);
+	CHECK_MSG(kb_bisect_rounds(1000, 1) == 10, "%d", kb_bisect_rounds(1000, 1));
+	CHECK_MSG(kb_bisect_rounds(1000, 4) == 5, "%d", kb_bisect_rounds(1000, 4));
+	CHECK(kb_bisect_rounds(25, 4) == 2 && kb_bisect_rounds(26, 4) == 3);
+}
