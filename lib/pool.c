@@ -65,6 +65,7 @@ static void __attribute__((noreturn)) worker(struct kb_session *s, int slot, siz
 		_exit(1);
 	}
 	s->store = store;
+	kb_store_set_machine(store, slot);
 	if ((ret = kb_session_refresh(s)) == 0 &&
 	    (ret = kb_session_open_slot(s, slot, &t)) == 0)
 		ret = kb_session_test_commit(s, t, node);

@@ -14,6 +14,7 @@ struct kb_store {
 	sqlite3 *db;
 	char *path;
 	int lock_fd;
+	int machine;    /* recorded with each run started */
 };
 
 static const char schema[] =
@@ -46,7 +47,8 @@ static const char schema[] =
 	"  timed_out INTEGER NOT NULL DEFAULT 0,"
 	"  value REAL,"
 	"  output_tail TEXT,"
-	"  dir TEXT);"
+	"  dir TEXT,"
+	"  machine INTEGER NOT NULL DEFAULT 0);"
 	"CREATE INDEX runs_by_session ON runs(session, sha);"
 	"CREATE INDEX marks_by_session ON marks(session);"
 	"CREATE TABLE events ("
@@ -171,8 +173,12 @@ static int check_schema(struct kb_store *s)
 	}
 	if (version == KB_STORE_SCHEMA)
 		return exec(s, "COMMIT", "opening");
-	if ((ret = exec(s, schema, "creating the schema")) < 0 ||
-	    (ret = exec(s, "PRAGMA user_version = 1", "creating the schema")) < 0) {
+	/* a database of version 1 gets the machine of each run (all its runs
+	 * ran on the one target) */
+	if ((ret = exec(s, version ? "ALTER TABLE runs ADD COLUMN machine INTEGER NOT NULL "
+			"DEFAULT 0" : schema, version ? "updating the schema" :
+			"creating the schema")) < 0 ||
+	    (ret = exec(s, "PRAGMA user_version = 2", "creating the schema")) < 0) {
 		kb_store_rollback(s);
 		return ret;
 	}
@@ -482,9 +488,10 @@ int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
 	int ret;
 
 	if ((ret = prepare(s, &st,
-			   "INSERT INTO runs (session, sha, boot, run, state, started, dir) "
-			   "VALUES (?, ?, ?, ?, 'started', ?, ?)")) < 0)
+			   "INSERT INTO runs (session, sha, boot, run, state, started, dir, "
+			   "machine) VALUES (?, ?, ?, ?, 'started', ?, ?, ?)")) < 0)
 		return ret;
+	sqlite3_bind_int(st, 7, s->machine);
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, boot);
@@ -495,6 +502,11 @@ int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
 		return ret;
 	*id = sqlite3_last_insert_rowid(s->db);
 	return 0;
+}
+
+void kb_store_set_machine(struct kb_store *s, int machine)
+{
+	s->machine = machine;
 }
 
 int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r)
@@ -552,7 +564,8 @@ int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
 	if ((ret = prepare(s, &st,
 			   "SELECT id, sha, boot, run, state, started, coalesce(finished, 0), "
 			   "coalesce(exit_status, -1), coalesce(term_signal, 0), timed_out, "
-			   "value, output_tail, dir FROM runs WHERE session = ? ORDER BY id")) < 0)
+			   "value, output_tail, dir, machine FROM runs WHERE session = ? "
+			   "ORDER BY id")) < 0)
 		return ret;
 	sqlite3_bind_int64(st, 1, session);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -575,6 +588,7 @@ int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
 		r->value = sqlite3_column_double(st, 10);
 		r->output_tail = col_text(st, 11);
 		r->dir = col_text(st, 12);
+		r->machine = sqlite3_column_int(st, 13);
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {

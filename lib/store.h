@@ -20,7 +20,7 @@
 
 #include "util.h"
 
-#define KB_STORE_SCHEMA 1
+#define KB_STORE_SCHEMA 2
 
 enum {
 	KB_STORE_CREATE = 1, /* create the file when missing */
@@ -94,11 +94,14 @@ struct kb_run_row {
 	double value;
 	char *output_tail;
 	char *dir;          /* where the runner keeps its files */
+	int machine;        /* the machine of the pool it ran on (0: --target) */
 };
 void kb_run_rows_free(struct kb_run_row *rows, size_t n);
 
 int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
 		       int boot, int run, const char *dir, int64_t *id);
+/* The machine of a pool that the runs started from now on run on. */
+void kb_store_set_machine(struct kb_store *s, int machine);
 /* Record the outcome of a started run (state, exit, value, tail). */
 int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r);
 int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,

@@ -46,7 +46,13 @@ test_expect_success 'each commit tested once, each on one machine at a time' '
 		test "$(sqlite3 $db "select count(*) from runs where state = '"'"'done'"'"'")" = \
 		     "$(sqlite3 $db "select count(distinct sha) from runs where state = '"'"'done'"'"'")" &&
 		test "$(grep -c "^START" h$seed.log)" = \
-		     "$(sqlite3 $db "select count(*) from marks")" || return 1
+		     "$(sqlite3 $db "select count(*) from marks")" &&
+		# each run is recorded with the machine it was given to
+		test "$(sqlite3 $db "select count(distinct machine) from runs")" -ge 2 &&
+		sqlite3 $db "select machine || '"' testing '"' || sha from runs" | sort >ran &&
+		sqlite3 $db "select detail from events where kind = '"'machine'"' and
+			detail like '"'% testing %'"'" | sort >assigned &&
+		test_cmp assigned ran || return 1
 	done
 '
 

@@ -171,3 +171,63 @@ TEST(test_store__rollback_leaves_nothing)
 	kb_store_close(s);
 	free(p);
 }
+
+/* A database as kbisect wrote it before runs had a machine (version 1). */
+static const char schema_v1[] =
+	"CREATE TABLE sessions (id INTEGER PRIMARY KEY, created REAL NOT NULL,"
+	"  state TEXT NOT NULL CHECK (state IN ('active','done','ended','compare')),"
+	"  spec TEXT NOT NULL, verdict TEXT);"
+	"CREATE TABLE marks (id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id), sha TEXT NOT NULL,"
+	"  mark TEXT NOT NULL CHECK (mark IN ('good','bad','skip')), source TEXT NOT NULL,"
+	"  created REAL NOT NULL, run INTEGER REFERENCES runs(id));"
+	"CREATE TABLE runs (id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id), sha TEXT NOT NULL,"
+	"  boot INTEGER NOT NULL, run INTEGER NOT NULL, state TEXT NOT NULL"
+	"    CHECK (state IN ('started','done','interrupted','aborted')),"
+	"  started REAL NOT NULL, finished REAL, exit_status INTEGER, term_signal INTEGER,"
+	"  timed_out INTEGER NOT NULL DEFAULT 0, value REAL, output_tail TEXT, dir TEXT);"
+	"CREATE INDEX runs_by_session ON runs(session, sha);"
+	"CREATE INDEX marks_by_session ON marks(session);"
+	"CREATE TABLE events (id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id), ts REAL NOT NULL,"
+	"  kind TEXT NOT NULL, detail TEXT NOT NULL);"
+	"INSERT INTO sessions VALUES (1, 1.0, 'active', '{}', NULL);"
+	"INSERT INTO runs (session, sha, boot, run, state, started, value) VALUES"
+	"  (1, '0123456789012345678901234567890123456789', 1, 1, 'done', 2.0, 4.5);"
+	"PRAGMA user_version = 1;";
+
+TEST(test_store__version_1_gets_the_machine_of_each_run)
+{
+	struct kb_store *s;
+	struct kb_run_row *rows;
+	char *p = db_path();
+	size_t n;
+	int64_t id;
+	sqlite3 *db;
+
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_v1, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_MSG(kb_store_open(&s, p, 0) == 0, "%s", kb_error_last());
+	kb_store_set_machine(s, 3);
+	CHECK(kb_store_run_start(s, 1, "0123456789012345678901234567890123456789", 2, 1, NULL,
+				 &id) == 0);
+	CHECK(kb_store_runs(s, 1, &rows, &n) == 0);
+	CHECK(n == 2);
+	/* the old run: the one target; the new one: where it ran */
+	CHECK(rows[0].machine == 0 && rows[0].has_value && rows[0].value == 4.5);
+	CHECK(rows[1].machine == 3 && rows[1].state == KB_RUN_STARTED);
+	kb_run_rows_free(rows, n);
+	kb_store_close(s);
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	{
+		sqlite3_stmt *q;
+
+		CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	free(p);
+}
