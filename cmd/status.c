@@ -43,10 +43,15 @@ static void print_text(json_t *st)
 		printf("\n");
 	}
 	json_array_foreach(running, i, r)
-		printf("running: run %lld at %.12s for %.0f s\n",
+	{
+		printf("running: run %lld at %.12s",
 		       (long long)json_integer_value(json_object_get(r, "run")),
-		       json_string_value(json_object_get(r, "commit")),
-		       json_number_value(json_object_get(r, "seconds")));
+		       json_string_value(json_object_get(r, "commit")));
+		if (json_object_get(st, "machines"))
+			printf(" on machine %lld",
+			       (long long)json_integer_value(json_object_get(r, "machine")));
+		printf(" for %.0f s\n", json_number_value(json_object_get(r, "seconds")));
+	}
 	if (json_is_object(next) && json_object_get(next, "why"))
 		printf("next: %s (%s: %s)\n",
 		       json_string_value(json_object_get(next, "commit")),

@@ -347,9 +347,10 @@ int kb_session_status(struct kb_session *s, json_t **out)
 
 		if (r->state != KB_RUN_STARTED)
 			continue;
-		json_array_append_new(running, json_pack("{s:I, s:s, s:i, s:i, s:f}",
+		json_array_append_new(running, json_pack("{s:I, s:s, s:i, s:i, s:f, s:i}",
 			"run", (json_int_t)r->id, "commit", r->sha, "boot", r->boot,
-			"run_in_boot", r->run, "seconds", kb_now() - r->started));
+			"run_in_boot", r->run, "seconds", kb_now() - r->started,
+			"machine", r->machine));
 	}
 	o = json_pack("{s:i, s:I, s:s, s:s, s:o, s:{s:s, s:s}, s:s, s:s, s:i, s:i, s:i}",
 		      "version", 1, "session", (json_int_t)s->row.id,
