@@ -325,12 +325,81 @@ const char *kb_guest_init(void)
 }
 
 /* A machine file: by name in configs/machines/, or a path. */
-static int load_machine(const char *name, json_t **out)
+/* Every key of a machine, its type and its target: 's' a string, 'n' a
+ * positive integer, 'z' a non-negative one, 'a' a command (argv). */
+static int check_machine(json_t *m, const char *origin)
 {
-	char *dirs = kb_strdup(kb_machine_dirs()), *p = dirs, *path = NULL;
+	static const struct { const char *key; char type; } keys[] = {
+		{ "name", 's' }, { "description", 's' }, { "target", 's' },
+		{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
+		{ "boot_timeout", 'n' }, { "pool", 's' },
+		{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
+		{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
+		{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
+		{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
+	};
+	const char *key, *t;
+	json_t *v;
+	size_t i, k;
+
+	if (!json_is_object(m) || !json_is_string(json_object_get(m, "target")))
+		return kb_error(KB_EINVAL, "machine %s has no \"target\" (e.g. \"libvirt\")",
+				origin);
+	json_object_foreach(m, key, v) {
+		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+			if (!strcmp(key, keys[k].key))
+				break;
+		if (k == sizeof(keys) / sizeof(keys[0])) {
+			struct kb_buf known = KB_BUF_INIT;
+			int ret;
+
+			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+				kb_buf_addf(&known, "%s%s", i ? ", " : "", keys[i].key);
+			ret = kb_error(KB_EINVAL, "machine %s: unknown key \"%s\" (known: %s)",
+				       origin, key, known.ptr);
+			kb_buf_release(&known);
+			return ret;
+		}
+		switch (keys[k].type) {
+		case 's':
+			if (!json_is_string(v))
+				return kb_error(KB_EINVAL, "machine %s: %s must be a string",
+						origin, key);
+			break;
+		case 'n':
+		case 'z':
+			if (!json_is_integer(v) || json_integer_value(v) < (keys[k].type == 'n'))
+				return kb_error(KB_EINVAL, "machine %s: %s must be a %s integer",
+						origin, key, keys[k].type == 'n' ? "positive" :
+						"non-negative");
+			break;
+		case 'a':
+			for (i = 0; json_is_array(v) && i < json_array_size(v); i++)
+				if (!json_is_string(json_array_get(v, i)))
+					break;
+			if (!json_is_array(v) || !json_array_size(v) || i < json_array_size(v))
+				return kb_error(KB_EINVAL, "machine %s: %s must be a command: a "
+						"list of strings (its argv)", origin, key);
+			break;
+		}
+	}
+	t = json_string_value(json_object_get(m, "target"));
+	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
+	    strncmp(t, "ssh://", 6))
+		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", origin, t);
+	return 0;
+}
+
+/* A machine file by name (configs/machines/NAME.json) or path, read and
+ * checked; or, with 'list' set, a file of machines ({"machines": [...]}),
+ * which is returned unchecked. */
+static int load_machine(const char *name, json_t **out, int *list)
+{
+	char *dirs = kb_strdup(kb_machine_dirs()), *p = dirs, *path = NULL, *origin;
 	json_error_t jerr;
 	int ret = 0;
 
+	*list = 0;
 	if (strchr(name, '/') || strstr(name, ".json")) {
 		path = kb_strdup(name);
 	} else {
@@ -350,68 +419,23 @@ static int load_machine(const char *name, json_t **out)
 		return kb_error(KB_EINVAL, "unknown target '%s': use local, libvirt[:URI], "
 				"ssh://[user@]host[:port], or a machine file (a name in "
 				"configs/machines/ or a path)", name);
-	if (!(*out = json_load_file(path, 0, &jerr)))
+	if (!(*out = json_load_file(path, 0, &jerr))) {
 		ret = kb_error(KB_EINVAL, "machine file %s: %s (line %d)", path, jerr.text,
 			       jerr.line);
-	else if (!json_is_string(json_object_get(*out, "target")))
-		ret = kb_error(KB_EINVAL, "machine file %s has no \"target\" (e.g. "
-			       "\"libvirt\")", path);
-	else {
-		/* every key of every target, and what its value is */
-		static const struct { const char *key; char type; } keys[] = {
-			{ "name", 's' }, { "description", 's' }, { "target", 's' },
-			{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
-			{ "boot_timeout", 'n' }, { "pool", 's' },
-			{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
-			{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
-			{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
-			{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
-		};
-		const char *key;
-		json_t *v;
-		size_t i, k;
-
-		json_object_foreach(*out, key, v) {
-			for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-				if (!strcmp(key, keys[k].key))
-					break;
-			if (k == sizeof(keys) / sizeof(keys[0])) {
-				struct kb_buf known = KB_BUF_INIT;
-
-				for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-					kb_buf_addf(&known, "%s%s", i ? ", " : "", keys[i].key);
-				ret = kb_error(KB_EINVAL, "machine file %s: unknown key \"%s\" "
-					       "(known: %s)", path, key, known.ptr);
-				kb_buf_release(&known);
-				break;
-			}
-			switch (keys[k].type) {
-			case 's':
-				if (!json_is_string(v))
-					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
-						       "string", path, key);
-				break;
-			case 'n':
-			case 'z':
-				if (!json_is_integer(v) || json_integer_value(v) < (keys[k].type == 'n'))
-					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
-						       "%s integer", path, key,
-						       keys[k].type == 'n' ? "positive" : "non-negative");
-				break;
-			case 'a':
-				for (i = 0; json_is_array(v) && i < json_array_size(v); i++)
-					if (!json_is_string(json_array_get(v, i)))
-						break;
-				if (!json_is_array(v) || !json_array_size(v) ||
-				    i < json_array_size(v))
-					ret = kb_error(KB_EINVAL, "machine file %s: %s must be a "
-						       "command: a list of strings (its argv)", path,
-						       key);
-				break;
-			}
-			if (ret < 0)
-				break;
-		}
+		free(path);
+		return ret;
+	}
+	if (json_is_object(*out) && json_object_get(*out, "machines") &&
+	    !json_object_get(*out, "target")) {
+		*list = 1;
+		if (json_object_size(*out) != 1 || !json_is_array(json_object_get(*out, "machines")) ||
+		    !json_array_size(json_object_get(*out, "machines")))
+			ret = kb_error(KB_EINVAL, "machines file %s: one key, \"machines\": a "
+				       "list of targets and machines", path);
+	} else {
+		origin = kb_asprintf("file %s", path);
+		ret = check_machine(*out, origin);
+		free(origin);
 	}
 	if (ret < 0) {
 		json_decref(*out);
@@ -421,11 +445,17 @@ static int load_machine(const char *name, json_t **out)
 	return ret;
 }
 
+/* Set the target of 'spec' from a checked machine object. */
+static void set_machine(struct kb_spec *spec, json_t *m)
+{
+	spec->target = kb_strdup(json_string_value(json_object_get(m, "target")));
+	spec->machine = json_dumps(m, JSON_COMPACT);
+}
+
 int kb_set_target(struct kb_spec *spec, const char *target)
 {
 	json_t *m = NULL;
-	const char *t;
-	int ret;
+	int ret, list;
 
 	free(spec->target);
 	free(spec->machine);
@@ -435,68 +465,114 @@ int kb_set_target(struct kb_spec *spec, const char *target)
 		spec->target = kb_strdup(target);
 		return 0;
 	}
-	if ((ret = load_machine(target, &m)) < 0)
+	if ((ret = load_machine(target, &m, &list)) < 0)
 		return ret;
-	t = json_string_value(json_object_get(m, "target"));
-	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
-	    strncmp(t, "ssh://", 6)) {
+	if (list) {
 		json_decref(m);
-		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", target, t);
+		return kb_error(KB_EINVAL, "%s lists machines: it makes a pool, and 'start' "
+				"is where a pool goes", target);
 	}
-	spec->target = kb_strdup(t);
-	spec->machine = json_dumps(m, JSON_COMPACT);
+	set_machine(spec, m);
+	json_decref(m);
+	return 0;
+}
+
+/* The targets of one --target: itself, or each machine its file lists. */
+static int expand_target(const char *target, struct kb_strv *specs, json_t *objs)
+{
+	json_t *m = NULL, *e;
+	size_t i;
+	int ret, list = 0;
+
+	if (strcmp(target, "local") && strcmp(target, "libvirt") &&
+	    strncmp(target, "libvirt:", 8) && strncmp(target, "ssh://", 6)) {
+		if ((ret = load_machine(target, &m, &list)) < 0)
+			return ret;
+	}
+	if (!list) {
+		json_decref(m);
+		kb_strv_push(specs, target);
+		json_array_append_new(objs, json_null());
+		return 0;
+	}
+	json_array_foreach(json_object_get(m, "machines"), i, e) {
+		if (json_is_string(e)) {
+			kb_strv_push(specs, json_string_value(e));
+			json_array_append_new(objs, json_null());
+		} else {
+			char *origin = kb_asprintf("%zu of %s", i + 1, target);
+
+			ret = check_machine(e, origin);
+			free(origin);
+			if (ret < 0) {
+				json_decref(m);
+				return ret;
+			}
+			kb_strv_push(specs, json_string_value(json_object_get(e, "target")));
+			json_array_append(objs, e);
+		}
+	}
 	json_decref(m);
 	return 0;
 }
 
 int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets)
 {
-	struct kb_strv seen = KB_STRV_INIT;
-	struct kb_spec one;
+	struct kb_strv seen = KB_STRV_INIT, specs = KB_STRV_INIT;
+	json_t *objs = json_array();
 	size_t i, j;
-	int ret;
+	int ret = 0;
 
-	if ((ret = kb_set_target(spec, targets->n ? targets->v[0] : "local")) < 0)
-		return ret;
+	for (i = 0; !ret && i < targets->n; i++)
+		ret = expand_target(targets->v[i], &specs, objs);
+	if (!ret && !targets->n)
+		ret = expand_target("local", &specs, objs);
 	kb_strv_clear(&spec->pool);
-	kb_strv_push(&seen, spec->target);
-	for (i = 1; i < targets->n; i++) {
-		char *m;
+	for (i = 0; !ret && i < specs.n; i++) {
+		struct kb_spec one;
+		json_t *o = json_array_get(objs, i);
 
 		memset(&one, 0, sizeof(one));
-		if ((ret = kb_set_target(&one, targets->v[i])) < 0)
-			return ret;
-		if ((!strcmp(one.target, "local")) != (!strcmp(spec->target, "local"))) {
+		if (json_is_object(o))
+			set_machine(&one, o);
+		else if ((ret = kb_set_target(&one, specs.v[i])) < 0)
+			break;
+		if (i && (!strcmp(one.target, "local")) != (!strcmp(seen.v[0], "local")))
 			ret = kb_error(KB_EINVAL, "a pool is of machines that all boot kernels, or "
-				       "all local: '%s' and '%s' do not mix", spec->target,
+				       "all local: '%s' and '%s' do not mix", seen.v[0],
 				       one.target);
-		}
 		/* one host over ssh is one machine: it cannot test two kernels */
 		for (j = 0; !ret && !strncmp(one.target, "ssh://", 6) && j < seen.n; j++)
 			if (!strcmp(one.target, seen.v[j]))
 				ret = kb_error(KB_EINVAL, "%s is in the pool twice", one.target);
 		kb_strv_push(&seen, one.target);
-		if (ret < 0) {
-			free(one.target);
-			free(one.machine);
-			kb_strv_clear(&seen);
-			return ret;
+		if (!ret && !i) {
+			free(spec->target);
+			free(spec->machine);
+			spec->target = one.target;
+			spec->machine = one.machine;
+			continue;
 		}
-		if (one.machine) {
-			m = one.machine;
-			one.machine = NULL;
-		} else {
-			json_t *o = json_pack("{s:s}", "target", one.target);
+		if (!ret) {
+			char *m = one.machine;
 
-			m = json_dumps(o, JSON_COMPACT);
-			json_decref(o);
+			if (!m) {
+				json_t *t = json_pack("{s:s}", "target", one.target);
+
+				m = json_dumps(t, JSON_COMPACT);
+				json_decref(t);
+			}
+			kb_strv_push(&spec->pool, m);
+			if (m != one.machine)
+				free(m);
 		}
-		kb_strv_push(&spec->pool, m);
-		free(m);
 		free(one.target);
+		free(one.machine);
 	}
 	kb_strv_clear(&seen);
-	return 0;
+	kb_strv_clear(&specs);
+	json_decref(objs);
+	return ret;
 }
 
 int kb_run_session(struct kb_session *s, const char *cmd)

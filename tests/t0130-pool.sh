@@ -121,6 +121,35 @@ test_expect_success 'kill -9 of kbisect: its test processes go with it, resume e
 	test "$(cat ic)" = ok
 '
 
+test_expect_success 'a machines file: the pool in one file' '
+	cat >lab.json <<-\JSON &&
+	{"machines": ["local", {"target": "local", "name": "second"}, "local"]}
+	JSON
+	cd h32 &&
+	"$KBISECT" reset >/dev/null 2>&1 &&
+	"$KBISECT" start good bad --target ../lab.json \
+		--command "sh $TRASH_DIRECTORY/probe.sh $TRASH_DIRECTORY/lab.log $(gen_field ../h32 culprit_path)" \
+		>../lab.out 2>../lab.err &&
+	"$KBISECT" report --json >../lab.r.json &&
+	"$KBISECT" status --json >../lab.st.json &&
+	cd .. &&
+	test "$(json_get lab.r.json culprits[0].commit)" = "$(gen_field h32 culprit)" &&
+	test "$(json_get lab.st.json machines[2].target)" = local &&
+	! json_get lab.st.json machines[3].target &&
+	grep -q "^Bisecting: [0-9]* revisions left, 3 machines" lab.err
+'
+
+test_expect_success 'a machines file with a bad machine: the machine and the key named' '
+	echo "{\"machines\": [\"local\", {\"target\": \"local\", \"cpus\": 2}]}" >bad-lab.json &&
+	cd h32 &&
+	test_expect_code 1 "$KBISECT" start good bad --target ../bad-lab.json --command true \
+		--db ../y.db 2>../e3 &&
+	grep -q "machine 2 of ../bad-lab.json: unknown key \"cpus\"" ../e3 &&
+	test_expect_code 1 "$KBISECT" target ../lab.json 2>../e4 &&
+	grep -q "lists machines: it makes a pool" ../e4 &&
+	! test -e ../y.db
+'
+
 test_expect_success 'pools that cannot be: local with VMs, one host twice' '
 	cd h31 &&
 	test_expect_code 1 "$KBISECT" start good bad --target local --target libvirt \
