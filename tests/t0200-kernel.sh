@@ -172,6 +172,16 @@ end_session () {
 	"$KBISECT" reset --db k.db 2>/dev/null || true
 }
 
+# the report of k.db's session in r.json (report exits with 3 without a culprit)
+report_json () {
+	"$KBISECT" report --json --db k.db >r.json || test $? = 3
+}
+
+# no VM of commit $1 (a tag of the demo history) is left
+no_vm_of () {
+	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
+}
+
 test_expect_success LIBVIRT 'a pool of two VMs: two kernels at once, the same culprit, no VM left' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
@@ -187,16 +197,6 @@ test_expect_success LIBVIRT 'a pool of two VMs: two kernels at once, the same cu
 	test -z "$(vms_left pool.err)" &&
 	end_session
 '
-
-# the report of k.db's session in r.json (report exits with 3 without a culprit)
-report_json () {
-	"$KBISECT" report --json --db k.db >r.json || test $? = 3
-}
-
-# no VM of commit $1 (a tag of the demo history) is left
-no_vm_of () {
-	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
-}
 
 test_expect_success LIBVIRT 'a kernel that panics at boot: a skip, its panic in the report, no VM left' '
 	end_session &&
