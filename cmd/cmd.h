@@ -70,6 +70,14 @@ int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,
 		    const char *cmd);
 /* The exit code a report's verdict stands for. */
 int kb_verdict_exit(json_t *report);
+/* The string at 'key' of a report object, or "" when there is none. */
+static inline const char *kb_str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "";
+}
+
 /* One JSON object on stdout, indented. */
 void kb_print_json(json_t *o);
 

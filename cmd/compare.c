@@ -19,13 +19,6 @@ static const struct kb_cmd_help help = {
 	"improvement, 1 an error, 2 a usage error."
 };
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 static double num(json_t *o, const char *key)
 {
 	return json_number_value(json_object_get(o, key));
@@ -35,23 +28,23 @@ static void print_compare(json_t *r, FILE *to)
 {
 	json_t *a = json_object_get(r, "a"), *b = json_object_get(r, "b");
 	json_t *m = json_object_get(r, "metric"), *ci = json_object_get(r, "change_ci_pct");
-	const char *v = str(r, "verdict");
+	const char *v = kb_str(r, "verdict");
 
-	fprintf(to, "commit:\n  %s %s\n  %s %s\n\n", str(a, "commit"), str(a, "subject"),
-		str(b, "commit"), str(b, "subject"));
-	fprintf(to, "%.16s %.16s\n", str(a, "commit"), str(b, "commit"));
+	fprintf(to, "commit:\n  %s %s\n  %s %s\n\n", kb_str(a, "commit"), kb_str(a, "subject"),
+		kb_str(b, "commit"), kb_str(b, "subject"));
+	fprintf(to, "%.16s %.16s\n", kb_str(a, "commit"), kb_str(b, "commit"));
 	fprintf(to, "---------------- ---------------------------\n");
 	fprintf(to, "         %%stddev     %%change         %%stddev\n");
 	fprintf(to, "             \\          |                \\\n");
 	fprintf(to, "%12.6g \xc2\xb1%3.0f%%   %+8.1f%%  %12.6g \xc2\xb1%3.0f%%  %s.%s%s%s\n",
 		num(a, "mean"), num(a, "stddev_pct"), num(r, "change_pct"), num(b, "mean"),
-		num(b, "stddev_pct"), str(r, "bench"), str(m, "name"),
-		*str(m, "unit") ? " " : "", str(m, "unit"));
+		num(b, "stddev_pct"), kb_str(r, "bench"), kb_str(m, "name"),
+		*kb_str(m, "unit") ? " " : "", kb_str(m, "unit"));
 	fprintf(to, "\n%lld and %lld samples over %lld and %lld boots; %s is better\n",
 		(long long)json_integer_value(json_object_get(a, "n")),
 		(long long)json_integer_value(json_object_get(b, "n")),
 		(long long)json_integer_value(json_object_get(a, "boots")),
-		(long long)json_integer_value(json_object_get(b, "boots")), str(m, "direction"));
+		(long long)json_integer_value(json_object_get(b, "boots")), kb_str(m, "direction"));
 	fprintf(to, "change %+.1f%% (90%% interval %+.1f%% .. %+.1f%%); Mann-Whitney p = %.3g, "
 		"Kolmogorov-Smirnov p = %.3g\n", num(r, "change_pct"),
 		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)),
@@ -175,7 +168,7 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		print_compare(r, stdout);
 	}
-	ret = !strcmp(str(r, "verdict"), "regression") ? KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
+	ret = !strcmp(kb_str(r, "verdict"), "regression") ? KB_EXIT_CULPRIT : KB_EXIT_NO_CULPRIT;
 	json_decref(r);
 	kb_session_release(&s);
 	goto out;

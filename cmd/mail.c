@@ -8,13 +8,6 @@
 #include "cmd.h"
 #include "mail.h"
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 /* The mail config: --mail-config, $KBISECT_MAIL_CONFIG, or
  * $XDG_CONFIG_HOME/kbisect/mail.json (~/.config/...) when it exists; then
  * the credentials of the environment over it. */
@@ -72,41 +65,25 @@ static int add_people(struct kb_strv *to, const struct kb_strv *from, const char
 	return 0;
 }
 
-static int listed(const struct kb_strv *v, const char *person)
-{
-	char *a = kb_mail_address(person);
-	size_t i;
-	int found = 0;
-
-	for (i = 0; a && !found && i < v->n; i++) {
-		char *b = kb_mail_address(v->v[i]);
-
-		found = b && !strcasecmp(a, b);
-		free(b);
-	}
-	free(a);
-	return found;
-}
-
 /* The Subject: a culprit's subject and the change it made; a plain
  * statement when no commit is blamed. */
 static char *subject_of(json_t *r)
 {
-	const char *v = str(r, "verdict");
+	const char *v = kb_str(r, "verdict");
 	json_t *c = json_array_get(json_object_get(r, "culprits"), 0);
 	json_t *m = json_object_get(r, "metric");
-	int perf = !strcmp(str(r, "mode"), "performance");
+	int perf = !strcmp(kb_str(r, "mode"), "performance");
 
 	if ((!strcmp(v, "culprit") || !strcmp(v, "multiple")) && c) {
 		char *what, *s;
 		size_t more = json_array_size(json_object_get(r, "culprits")) - 1;
 
 		if (!perf) {
-			what = kb_asprintf("'%s' fails", str(r, "bench"));
-			s = kb_mail_subject(str(c, "subject"), what, NAN);
+			what = kb_asprintf("'%s' fails", kb_str(r, "bench"));
+			s = kb_mail_subject(kb_str(c, "subject"), what, NAN);
 		} else {
-			what = kb_asprintf("%s.%s", str(r, "bench"), str(m, "name"));
-			s = kb_mail_subject(str(c, "subject"), what,
+			what = kb_asprintf("%s.%s", kb_str(r, "bench"), kb_str(m, "name"));
+			s = kb_mail_subject(kb_str(c, "subject"), what,
 					    json_number_value(json_object_get(c, "delta_pct")));
 		}
 		free(what);
@@ -121,8 +98,8 @@ static char *subject_of(json_t *r)
 	}
 	return kb_asprintf("kbisect: %s between %.12s and %.12s, no commit blamed: %s%s%s",
 			   !strcmp(v, "no-regression") ? "no regression" : "inconclusive",
-			   str(r, "good"), str(r, "bad"), str(r, "bench"), perf ? "." : "",
-			   perf ? str(m, "name") : "");
+			   kb_str(r, "good"), kb_str(r, "bad"), kb_str(r, "bench"), perf ? "." : "",
+			   perf ? kb_str(m, "name") : "");
 }
 
 /* "<id>" from "id" or "<id>"; NULL when it is not one. */
@@ -190,15 +167,15 @@ int kb_report_mail(json_t *r, git_repository *repo, const struct kb_mail_opts *o
 		goto out;
 	}
 	/* the people of a culprit, unless none is blamed or --no-cc */
-	if (!o->no_cc && (!strcmp(str(r, "verdict"), "culprit") ||
-			  !strcmp(str(r, "verdict"), "multiple"))) {
+	if (!o->no_cc && (!strcmp(kb_str(r, "verdict"), "culprit") ||
+			  !strcmp(kb_str(r, "verdict"), "multiple"))) {
 		json_t *c, *p;
 		size_t k;
 
 		json_array_foreach(json_object_get(r, "culprits"), i, c)
 			json_array_foreach(json_object_get(c, "people"), k, p)
-				if (!listed(&to, json_string_value(p)) &&
-				    !listed(&cc, json_string_value(p)))
+				if (!kb_mail_listed(&to, json_string_value(p)) &&
+				    !kb_mail_listed(&cc, json_string_value(p)))
 					kb_strv_push(&cc, json_string_value(p));
 	}
 	if (o->in_reply_to) {

@@ -18,13 +18,6 @@ static const struct kb_cmd_help help = {
 	"Exit status: 0 the report names a culprit, 3 it does not, 1 an error."
 };
 
-static const char *str(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s ? s : "";
-}
-
 static void print_commit(json_t *c, FILE *to)
 {
 	time_t t = (time_t)json_integer_value(json_object_get(c, "date"));
@@ -32,8 +25,8 @@ static void print_commit(json_t *c, FILE *to)
 
 	if (t)
 		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
-	fprintf(to, "commit %s\nAuthor: %s\nDate:   %s\n\n    %s\n\n", str(c, "commit"),
-		str(c, "author"), date, str(c, "subject"));
+	fprintf(to, "commit %s\nAuthor: %s\nDate:   %s\n\n    %s\n\n", kb_str(c, "commit"),
+		kb_str(c, "author"), date, kb_str(c, "subject"));
 }
 
 static int confirmed(json_t *c)
@@ -79,15 +72,15 @@ static void print_table(json_t *r, FILE *to)
 		return;
 	}
 	fprintf(to, "%s%s%s%s, %s is better; the mean of the runs of each commit, "
-		"\xc2\xb1 their standard deviation:\n\n", str(m, "name"),
-		*str(m, "unit") ? " (" : "", str(m, "unit"), *str(m, "unit") ? ")" : "",
-		str(m, "direction"));
+		"\xc2\xb1 their standard deviation:\n\n", kb_str(m, "name"),
+		*kb_str(m, "unit") ? " (" : "", kb_str(m, "unit"), *kb_str(m, "unit") ? ")" : "",
+		kb_str(m, "direction"));
 	json_array_foreach(rows, i, row)
 		fprintf(to, "%s%-*s", i ? " " : "", i + 1 < json_array_size(rows) ?
-			(i ? 27 : 16) : 0, str(row, "label"));
+			(i ? 27 : 16) : 0, kb_str(row, "label"));
 	fprintf(to, "\n");
 	json_array_foreach(rows, i, row)
-		fprintf(to, i ? " %-27.27s" : "%-16.16s", str(row, "commit"));
+		fprintf(to, i ? " %-27.27s" : "%-16.16s", kb_str(row, "commit"));
 	fprintf(to, "\n");
 	json_array_foreach(rows, i, row)
 		fprintf(to, i ? " ---------------------------" : "----------------");
@@ -110,7 +103,7 @@ static void print_table(json_t *r, FILE *to)
 		fprintf(to, "%10s \xc2\xb1%3.0f%%", v,
 			json_number_value(json_object_get(row, "stddev_pct")));
 	}
-	fprintf(to, "  %s\n", str(m, "name"));
+	fprintf(to, "  %s\n", kb_str(m, "name"));
 	json_array_foreach(rows, i, row)
 		fprintf(to, "%*s%10lld      ", i ? 12 : 0, "",
 			(long long)json_integer_value(json_object_get(row, "n")));
@@ -132,9 +125,9 @@ static void print_checks(json_t *c, FILE *to)
 		100 * json_number_value(json_array_get(eci, 0)),
 		100 * json_number_value(json_array_get(eci, 1)));
 	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, warm-up %s, "
-		"share explained %s\n\n", str(checks, "parent_vs_culprit"),
-		str(checks, "revert"), str(checks, "rebuild"), str(checks, "warm_up"),
-		*str(checks, "explained") ? str(checks, "explained") : "n/a");
+		"share explained %s\n\n", kb_str(checks, "parent_vs_culprit"),
+		kb_str(checks, "revert"), kb_str(checks, "rebuild"), kb_str(checks, "warm_up"),
+		*kb_str(checks, "explained") ? kb_str(checks, "explained") : "n/a");
 }
 
 /* A word as a shell would need it, for commands shown to be copied. */
@@ -162,13 +155,13 @@ static const char *rev_name(json_t *r, int bad)
 {
 	static char buf[2][64];
 	json_t *setup = json_object_get(r, "setup");
-	const char *spec = bad ? str(setup, "bad_spec") :
+	const char *spec = bad ? kb_str(setup, "bad_spec") :
 		json_string_value(json_array_get(json_object_get(setup, "good_specs"), 0));
 
 	if (spec && spec[0] == 'v' && spec[1] >= '0' && spec[1] <= '9' && strlen(spec) < 64 &&
 	    strspn(spec, "v0123456789.-rc") == strlen(spec))
 		return spec;
-	snprintf(buf[bad], sizeof(buf[bad]), "%.12s", str(r, bad ? "bad" : "good"));
+	snprintf(buf[bad], sizeof(buf[bad]), "%.12s", kb_str(r, bad ? "bad" : "good"));
 	return buf[bad];
 }
 
@@ -177,13 +170,13 @@ static void print_setup(json_t *r, FILE *to)
 {
 	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
 	json_t *m = json_object_get(b, "metric"), *machine = json_object_get(r, "machine"), *v;
-	const char *build = str(setup, "build"), *k;
+	const char *build = kb_str(setup, "build"), *k;
 
 	if (!setup)
 		return;
-	fprintf(to, "Test setup:\n  target:    %s%s\n", str(r, "target"),
-		!strcmp(str(r, "accel"), "kvm") ? " (KVM)" :
-		!strcmp(str(r, "accel"), "tcg") ? " (QEMU TCG, no KVM)" : "");
+	fprintf(to, "Test setup:\n  target:    %s%s\n", kb_str(r, "target"),
+		!strcmp(kb_str(r, "accel"), "kvm") ? " (KVM)" :
+		!strcmp(kb_str(r, "accel"), "tcg") ? " (QEMU TCG, no KVM)" : "");
 	json_object_foreach(machine, k, v) {
 		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
@@ -196,15 +189,15 @@ static void print_setup(json_t *r, FILE *to)
 	}
 	if (!strcmp(build, "kernel"))
 		fprintf(to, "  kernel:    built by kbisect: %s, then the fragments in %s for "
-			"the target, olddefconfig\n", *str(setup, "kconfig") ?
-			str(setup, "kconfig") : "tinyconfig", str(setup, "fragments"));
+			"the target, olddefconfig\n", *kb_str(setup, "kconfig") ?
+			kb_str(setup, "kconfig") : "tinyconfig", kb_str(setup, "fragments"));
 	else if (strcmp(build, "none") && *build)
 		fprintf(to, "  build:     %s\n", build);
 	if (b) {
 		json_t *cmd = json_object_get(b, "command");
 
-		fprintf(to, "  benchmark: %s%s%s\n", str(b, "name"),
-			*str(b, "description") ? ": " : "", str(b, "description"));
+		fprintf(to, "  benchmark: %s%s%s\n", kb_str(b, "name"),
+			*kb_str(b, "description") ? ": " : "", kb_str(b, "description"));
 		if (json_is_string(cmd)) {
 			fprintf(to, "  command:   %s\n", json_string_value(cmd));
 		} else {
@@ -219,10 +212,10 @@ static void print_setup(json_t *r, FILE *to)
 		}
 		if (m)
 			fprintf(to, "  metric:    %s%s%s%s from the output's %s %s, %s is better\n",
-				str(m, "name"), *str(m, "unit") ? " (" : "", str(m, "unit"),
-				*str(m, "unit") ? ")" : "", *str(m, "json_path") ? "JSON at" :
-				"text matching", *str(m, "json_path") ? str(m, "json_path") :
-				str(m, "regex"), str(m, "direction"));
+				kb_str(m, "name"), *kb_str(m, "unit") ? " (" : "", kb_str(m, "unit"),
+				*kb_str(m, "unit") ? ")" : "", *kb_str(m, "json_path") ? "JSON at" :
+				"text matching", *kb_str(m, "json_path") ? kb_str(m, "json_path") :
+				kb_str(m, "regex"), kb_str(m, "direction"));
 		{
 			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
 				   warm = json_integer_value(json_object_get(r, "warmup_used"));
@@ -255,14 +248,14 @@ static void print_reproduce(json_t *r, FILE *to)
 			put_word(to, json_string_value(v));
 		}
 		fputc(' ', to);
-		put_word(to, str(setup, "bad_spec"));
+		put_word(to, kb_str(setup, "bad_spec"));
 		fprintf(to, " --bench ");
-		put_word(to, str(json_object_get(setup, "benchmark"), "name"));
+		put_word(to, kb_str(json_object_get(setup, "benchmark"), "name"));
 		fprintf(to, " --target ");
-		put_word(to, str(r, "target"));
-		if (*str(setup, "kconfig")) {
+		put_word(to, kb_str(r, "target"));
+		if (*kb_str(setup, "kconfig")) {
 			fprintf(to, " --kconfig ");
-			put_word(to, str(setup, "kconfig"));
+			put_word(to, kb_str(setup, "kconfig"));
 		}
 		if (json_is_true(json_object_get(setup, "first_parent")))
 			fprintf(to, " --first-parent");
@@ -281,17 +274,17 @@ static void print_reproduce(json_t *r, FILE *to)
 
 void kb_print_report(json_t *r, FILE *to, const char *link)
 {
-	const char *verdict = str(r, "verdict");
-	int perf = !strcmp(str(r, "mode"), "performance");
+	const char *verdict = kb_str(r, "verdict");
+	int perf = !strcmp(kb_str(r, "mode"), "performance");
 	json_t *culprits = json_object_get(r, "culprits"), *e;
 	size_t i;
 
-	fprintf(to, "kbisect: %s bisection with '%s' on target %s%s%s%s\n", str(r, "mode"),
-		str(r, "bench"), str(r, "target"), *str(r, "accel") ? " (" : "",
-		!strcmp(str(r, "accel"), "kvm") ? "KVM" : !strcmp(str(r, "accel"), "tcg") ?
-		"TCG, no KVM" : "", *str(r, "accel") ? ")" : "");
+	fprintf(to, "kbisect: %s bisection with '%s' on target %s%s%s%s\n", kb_str(r, "mode"),
+		kb_str(r, "bench"), kb_str(r, "target"), *kb_str(r, "accel") ? " (" : "",
+		!strcmp(kb_str(r, "accel"), "kvm") ? "KVM" : !strcmp(kb_str(r, "accel"), "tcg") ?
+		"TCG, no KVM" : "", *kb_str(r, "accel") ? ")" : "");
 	fprintf(to, "range: %.12s (good) .. %.12s (bad), %lld commits; %lld runs, "
-		"%lld builds\n\n", str(r, "good"), str(r, "bad"),
+		"%lld builds\n\n", kb_str(r, "good"), kb_str(r, "bad"),
 		(long long)json_integer_value(json_object_get(r, "range")),
 		(long long)json_integer_value(json_object_get(r, "runs_total")),
 		(long long)json_integer_value(json_object_get(r, "builds_total")));
@@ -310,14 +303,14 @@ void kb_print_report(json_t *r, FILE *to, const char *link)
 		fprintf(to, "No single culprit: only skipped commits are left, and the "
 			"first bad commit could be any of:\n\n");
 		json_array_foreach(json_object_get(r, "suspects"), i, e)
-			fprintf(to, "  %s %s\n", str(e, "commit"), str(e, "subject"));
+			fprintf(to, "  %s %s\n", kb_str(e, "commit"), kb_str(e, "subject"));
 		fprintf(to, "\n");
 	} else if (!strcmp(verdict, "no-regression")) {
 		fprintf(to, "No regression: %s. No commit is blamed.\n\n",
-			*str(r, "reason") ? str(r, "reason") : "GOOD and BAD do not differ");
+			*kb_str(r, "reason") ? kb_str(r, "reason") : "GOOD and BAD do not differ");
 	} else {
 		fprintf(to, "Inconclusive: %s. No commit is blamed.\n\n",
-			*str(r, "reason") ? str(r, "reason") : "the bisection has no answer");
+			*kb_str(r, "reason") ? kb_str(r, "reason") : "the bisection has no answer");
 		json_array_foreach(culprits, i, e) {
 			fprintf(to, "The likeliest candidate, not confirmed:\n\n");
 			print_commit(e, to);
@@ -330,15 +323,15 @@ void kb_print_report(json_t *r, FILE *to, const char *link)
 	if (json_array_size(json_object_get(r, "warnings"))) {
 		fprintf(to, "Warnings:\n");
 		json_array_foreach(json_object_get(r, "warnings"), i, e)
-			fprintf(to, "  %s: %s\n", str(e, "kind"), str(e, "message"));
+			fprintf(to, "  %s: %s\n", kb_str(e, "kind"), kb_str(e, "message"));
 		fprintf(to, "\n");
 	}
 	fprintf(to, "Bisection log:\n");
 	json_array_foreach(json_object_get(r, "steps"), i, e) {
 		json_t *ex = json_object_get(e, "exit_status"), *smp = json_object_get(e, "samples");
 
-		fprintf(to, "  %-7s %.12s %s", str(e, "decision"), str(e, "commit"),
-			str(e, "subject"));
+		fprintf(to, "  %-7s %.12s %s", kb_str(e, "decision"), kb_str(e, "commit"),
+			kb_str(e, "subject"));
 		if (perf && json_array_size(smp)) {
 			double v[4096];
 			size_t n = 0, k;
@@ -347,21 +340,21 @@ void kb_print_report(json_t *r, FILE *to, const char *link)
 			json_array_foreach(smp, k, x)
 				if (n < 4096)
 					v[n++] = json_number_value(x);
-			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g)", str(e, "role"),
+			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g)", kb_str(e, "role"),
 				(long long)json_integer_value(json_object_get(e, "boots")), n,
 				kb_median(v, n));
 		} else if (ex) {
 			fprintf(to, " (exit %lld)", (long long)json_integer_value(ex));
-		} else if (*str(e, "source")) {
-			fprintf(to, " (%s)", str(e, "source"));
+		} else if (*kb_str(e, "source")) {
+			fprintf(to, " (%s)", kb_str(e, "source"));
 		}
 		fprintf(to, "\n");
-		if (*str(e, "build_error") || *str(e, "boot_error")) {
-			const char *p = *str(e, "build_error") ? str(e, "build_error") :
-							       str(e, "boot_error");
+		if (*kb_str(e, "build_error") || *kb_str(e, "boot_error")) {
+			const char *p = *kb_str(e, "build_error") ? kb_str(e, "build_error") :
+							       kb_str(e, "boot_error");
 
 			fprintf(to, "          the %s failed:\n",
-				*str(e, "build_error") ? "build" : "boot");
+				*kb_str(e, "build_error") ? "build" : "boot");
 			while (*p) {
 				int len = (int)strcspn(p, "\n");
 
@@ -378,7 +371,7 @@ void kb_print_report(json_t *r, FILE *to, const char *link)
 	if (!strcmp(verdict, "culprit") && json_array_size(culprits) == 1 &&
 	    confirmed(json_array_get(culprits, 0)))
 		fprintf(to, "#regzbot introduced: %.12s\n",
-			str(json_array_get(culprits, 0), "commit"));
+			kb_str(json_array_get(culprits, 0), "commit"));
 	else
 		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
 }

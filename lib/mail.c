@@ -112,7 +112,7 @@ char *kb_mail_person(const char *text)
 	return NULL;
 }
 
-static int known(const struct kb_strv *out, const char *person)
+int kb_mail_listed(const struct kb_strv *out, const char *person)
 {
 	const char *a, *b;
 	size_t n = address(person, &a), i;
@@ -128,7 +128,7 @@ static int add(struct kb_strv *out, const char *person)
 	char *q = quoted(person);
 	int ret = 0;
 
-	if (q && usable(q) && !known(out, q)) {
+	if (q && usable(q) && !kb_mail_listed(out, q)) {
 		kb_strv_push(out, q);
 		ret = 1;
 	}

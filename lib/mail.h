@@ -49,6 +49,8 @@ int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out);
 /* The address of "Name <address>" (malloc'd), or NULL when it has none
  * usable in a header. */
 char *kb_mail_address(const char *person);
+/* Is the address of 'person' in 'v' already (case-insensitively)? */
+int kb_mail_listed(const struct kb_strv *v, const char *person);
 /* "Name <address>" as given, or "<address>" for a bare address; NULL when
  * it is neither (or would not be one header line).  Free it. */
 char *kb_mail_person(const char *text);

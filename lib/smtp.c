@@ -4,6 +4,7 @@
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -43,8 +44,6 @@ static int set_string(char **field, json_t *v, const char *key, const char *path
 {
 	if (!json_is_string(v))
 		return kb_error(KB_EINVAL, "%s: '%s' must be a string", path, key);
-	if (field == NULL)
-		return 0;
 	if (*field && !strcmp(key, "password"))
 		forget(*field);
 	else
@@ -75,6 +74,19 @@ static int set_list(struct kb_strv *field, json_t *v, const char *key, const cha
 		kb_strv_push(field, json_string_value(e));
 	return 0;
 }
+
+/* The keys of the mail config that are one string each. */
+static const struct {
+	const char *key;
+	size_t offset;
+} strings[] = {
+	{ "smtp", offsetof(struct kb_mail_config, smtp) },
+	{ "user", offsetof(struct kb_mail_config, user) },
+	{ "password", offsetof(struct kb_mail_config, password) },
+	{ "ca_file", offsetof(struct kb_mail_config, ca_file) },
+	{ "from", offsetof(struct kb_mail_config, from) },
+	{ "link", offsetof(struct kb_mail_config, link) },
+};
 
 int kb_mail_config_read(struct kb_mail_config *c, const char *path)
 {
@@ -115,18 +127,14 @@ int kb_mail_config_read(struct kb_mail_config *c, const char *path)
 				path, path);
 	}
 	json_object_foreach(o, k, v) {
-		if (!strcmp(k, "smtp"))
-			ret = set_string(&c->smtp, v, k, path);
-		else if (!strcmp(k, "user"))
-			ret = set_string(&c->user, v, k, path);
-		else if (!strcmp(k, "password"))
-			ret = set_string(&c->password, v, k, path);
-		else if (!strcmp(k, "ca_file"))
-			ret = set_string(&c->ca_file, v, k, path);
-		else if (!strcmp(k, "from"))
-			ret = set_string(&c->from, v, k, path);
-		else if (!strcmp(k, "link"))
-			ret = set_string(&c->link, v, k, path);
+		char **field = NULL;
+		size_t i;
+
+		for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++)
+			if (!strcmp(k, strings[i].key))
+				field = (char **)((char *)c + strings[i].offset);
+		if (field)
+			ret = set_string(field, v, k, path);
 		else if (!strcmp(k, "to"))
 			ret = set_list(&c->to, v, k, path);
 		else if (!strcmp(k, "cc"))

@@ -507,6 +507,22 @@ static void draw_slot(struct kb_buf *b, const struct plot *p, size_t i, json_t *
 }
 
 /* The GOOD and BAD levels across the plot, labelled in the right margin. */
+/* One level across the plot, dashed, with its label (at 'label_y') in
+ * the right margin; nothing when it is not known. */
+static void draw_level(struct kb_buf *b, const struct plot *p, const char *id,
+		       const char *colour, const char *label, double value, double label_y)
+{
+	if (!isfinite(value))
+		return;
+	kb_buf_addf(b, "<g id=\"%s-level\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
+		    "y2=\"%.1f\" stroke=\"%s\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>",
+		    id, PLOT_LEFT, y_of(p, value), PLOT_RIGHT, y_of(p, value), colour);
+	kb_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" "
+		    "dy=\"0.35em\">%s ", PLOT_RIGHT + 5, label_y, colour, label);
+	add_value(b, p, value, 1);
+	kb_buf_adds(b, "</text></g>\n");
+}
+
 static void draw_levels(struct kb_buf *b, const struct plot *p)
 {
 	double good = level(p, "good"), bad = level(p, "bad");
@@ -520,26 +536,8 @@ static void draw_levels(struct kb_buf *b, const struct plot *p)
 		yg = mid - d;
 		yb = mid + d;
 	}
-	if (isfinite(good)) {
-		kb_buf_addf(b, "<g id=\"good-level\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			    "y2=\"%.1f\" stroke=\"" C_GOOD "\" stroke-width=\"1.5\" "
-			    "stroke-dasharray=\"6 4\"/>", PLOT_LEFT, y_of(p, good),
-			    PLOT_RIGHT, y_of(p, good));
-		kb_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"" C_GOOD
-			    "\" dy=\"0.35em\">GOOD ", PLOT_RIGHT + 5, yg);
-		add_value(b, p, good, 1);
-		kb_buf_adds(b, "</text></g>\n");
-	}
-	if (isfinite(bad)) {
-		kb_buf_addf(b, "<g id=\"bad-level\"><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
-			    "y2=\"%.1f\" stroke=\"" C_BAD "\" stroke-width=\"1.5\" "
-			    "stroke-dasharray=\"6 4\"/>", PLOT_LEFT, y_of(p, bad),
-			    PLOT_RIGHT, y_of(p, bad));
-		kb_buf_addf(b, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"" C_BAD
-			    "\" dy=\"0.35em\">BAD ", PLOT_RIGHT + 5, yb);
-		add_value(b, p, bad, 1);
-		kb_buf_adds(b, "</text></g>\n");
-	}
+	draw_level(b, p, "good", C_GOOD, "GOOD", good, yg);
+	draw_level(b, p, "bad", C_BAD, "BAD", bad, yb);
 }
 
 static void culprit_id(char *out, size_t size, size_t k)

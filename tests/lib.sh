@@ -563,6 +563,18 @@ gen_repo () {
 	"$GENREPO" "$test_gen_dir_" "$@" >"$test_gen_dir_.gen"
 }
 
+# noisy_bench FILE [RUNS]: the benchmark of tests/fixtures/noisy-bench.sh
+# (metric "latency" in ms, lower is better, RUNS runs a boot, 5 by
+# default), named after FILE without its .json
+noisy_bench () {
+	cat >"$1" <<-JSON
+	{"name": "$(basename "$1" .json)", "command": ["sh", "$TEST_DIR/fixtures/noisy-bench.sh"],
+	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower",
+	            "unit": "ms"},
+	 "runs_per_boot": ${2:-5}}
+	JSON
+}
+
 # gen_field DIR culprit|culprit_path|good|bad|commits
 gen_field () {
 	case $2 in

@@ -9,12 +9,7 @@ G=$(gen_field repo good)
 B=$(gen_field repo bad)
 
 bench () {
-	cat >"$TRASH_DIRECTORY/$1.json" <<JSON
-{"name": "$1", "command": ["sh", "$TEST_DIR/fixtures/noisy-bench.sh"],
- "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower",
-            "unit": "ms"},
- "runs_per_boot": ${2:-5}}
-JSON
+	noisy_bench "$TRASH_DIRECTORY/$1.json" "$2"
 }
 
 test_expect_success 'setup' '

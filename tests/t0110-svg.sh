@@ -27,12 +27,7 @@ chromium_ () {
 
 test_expect_success 'setup' '
 	test -n "$C" && test -n "$P" &&
-	cat >noisy.json <<-JSON &&
-	{"name": "noisy", "command": ["sh", "$TEST_DIR/fixtures/noisy-bench.sh"],
-	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower",
-	            "unit": "ms"},
-	 "runs_per_boot": 5}
-	JSON
+	noisy_bench noisy.json &&
 	# png-stats.py PNG R G B [X0 X1 Y0 Y1]: width, height, the pixels that
 	# are not white, those of colour R G B (give or take 40) and the least
 	# and largest x of these within the box

@@ -56,12 +56,7 @@ smtpd_start "$TRASH_DIRECTORY/smtpd" >smtpd.out 2>&1 || cat smtpd.out >&2
 
 test_expect_success 'setup: the history, a performance bisection, the mail server' '
 	make_repo repo &&
-	cat >noisy.json <<-JSON &&
-	{"name": "noisy", "command": ["sh", "$TEST_DIR/fixtures/noisy-bench.sh"],
-	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower",
-	            "unit": "ms"},
-	 "runs_per_boot": 5}
-	JSON
+	noisy_bench noisy.json &&
 	cd repo &&
 	"$KBISECT" start good bad --bench ../noisy.json --seed 3 >../report.txt 2>../err &&
 	C=$(git rev-parse bad~3) &&
