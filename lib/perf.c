@@ -47,13 +47,19 @@ struct kb_perf_obs *kb_perf_obs_get(struct kb_perf_obs **obs, size_t *nobs,
 	return &(*obs)[(*nobs)++];
 }
 
-void kb_perf_obs_add(struct kb_perf_obs *o, int boot, int run, double value, size_t order)
+void kb_perf_obs_add_on(struct kb_perf_obs *o, int machine, int boot, int run,
+			double value, size_t order)
 {
 	KB_ALLOC_GROW(o->s, o->n + 1, o->alloc);
-	o->s[o->n++] = (struct kb_sample){ boot, run, value };
+	o->s[o->n++] = (struct kb_sample){ boot, run, value, machine };
 	if (o->n == 1)
 		o->first = order;
 	o->last = order;
+}
+
+void kb_perf_obs_add(struct kb_perf_obs *o, int boot, int run, double value, size_t order)
+{
+	kb_perf_obs_add_on(o, 0, boot, run, value, order);
 }
 
 void kb_perf_obs_free(struct kb_perf_obs *obs, size_t nobs)
@@ -256,6 +262,35 @@ static int skipped(const struct ctx *c, const char *sha)
 		if (c->in->marks[k] == 's' && !strcmp(c->in->node_sha[k], sha))
 			return 1;
 	return 0;
+}
+
+/* A pool: is more than one machine measuring? */
+static int pooled(const struct ctx *c)
+{
+	return c->in->machines > 1;
+}
+
+/* How many boots of 'sha' are under way on other machines. */
+static int busy_n(const struct ctx *c, const char *sha)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < c->in->nbusy; i++)
+		n += !strcmp(c->in->busy[i].sha, sha);
+	return n;
+}
+
+/* Does the asking machine measure verification pair 'pair'? */
+static int owns(const struct ctx *c, int pair)
+{
+	return !pooled(c) || c->in->machine < 0 || c->in->machine == c->in->verify[pair];
+}
+
+static void wait_action(const struct ctx *c, struct kb_perf_out *out, const char *why)
+{
+	out->kind = KB_PERF_WAIT;
+	out->role = "wait";
+	snprintf(out->note, sizeof(out->note), "machine %d waits: %s", c->in->machine, why);
 }
 
 /* log likelihood ratio (BAD level : GOOD level) of a commit's samples */
@@ -481,6 +516,131 @@ static void refine_levels(struct ctx *c, const unsigned char *alive)
 	free(w);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The probability mass expected to be left once probes at the cut points
+ * 'cut' (each commit's share of the posterior on its bad side) are
+ * decided: the squared gaps between them, 0 and 1 included.  Sorts 'cut'. */
+static double mass_left(double *cut, size_t n)
+{
+	double sum = 0, prev = 0;
+	size_t i;
+
+	qsort(cut, n, sizeof(*cut), cmp_double);
+	for (i = 0; i < n; i++) {
+		sum += (cut[i] - prev) * (cut[i] - prev);
+		prev = cut[i];
+	}
+	return sum + (1 - prev) * (1 - prev);
+}
+
+/*
+ * A probe for a free machine of a pool, given the posterior's bad-side
+ * shares 'w': a probe left open that no machine measures, else the commit
+ * that with the probes under way leaves the least mass, else one at its
+ * cap given another cap's worth.  ACTION (out set), or NOTHING.
+ */
+static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, double lo,
+		      double hi, const double *w, struct kb_perf_out *out)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_graph *g = in->g;
+	const struct kb_perf_obs *open = NULL, *o;
+	double *cut = kb_calloc(in->nbusy + 1, sizeof(*cut)), *tmp, best = INFINITY, split;
+	struct probe_state ps;
+	size_t ncut = 0, i, k;
+	long pick = -1;
+	int ret = NOTHING;
+
+	tmp = kb_calloc(in->nbusy + 1, sizeof(*tmp));
+	for (i = 0; i < in->nobs; i++) {
+		o = &in->obs[i];
+		if (o->node < 0 || !alive[o->node] || (size_t)o->node == bad ||
+		    o->node == c->known || busy_n(c, o->sha) ||
+		    (in->marks && in->marks[o->node] == 's'))
+			continue;
+		probe_state(c, o, lo, hi, &ps);
+		if (ps.between)
+			warn(c, "multiple", "commit %.12s measures between the GOOD and "
+			     "BAD levels: the change is spread over more than one commit",
+			     o->sha);
+		if (!ps.n || ps.decided || ps.capped ||
+		    fmin(w[o->node], 1 - w[o->node]) < MIN_SPLIT)
+			continue;
+		if (!open || o->last > open->last)
+			open = o;
+	}
+	if (open) {
+		probe_state(c, open, lo, hi, &ps);
+		run_action(out, open->sha, "probe", in->p.runs_per_boot,
+			   "probe, %zu samples so far, log-odds %.1f", ps.n, ps.llr);
+		ret = ACTION;
+		goto out;
+	}
+	for (i = 0; i < in->nbusy; i++)
+		for (k = 0; k < g->n; k++)
+			if (alive[k] && !strcmp(in->node_sha[k], in->busy[i].sha)) {
+				cut[ncut++] = w[k];
+				break;
+			}
+	for (k = 0; k < g->n; k++) {
+		double left;
+
+		if (!alive[k] || k == bad || (long)k == c->known ||
+		    (in->marks && in->marks[k] == 's') || busy_n(c, in->node_sha[k]))
+			continue;
+		split = fmin(w[k], 1 - w[k]);
+		if (split < MIN_SPLIT)
+			continue;
+		if ((o = find_node(c, (long)k))) {
+			probe_state(c, o, lo, hi, &ps);
+			if (ps.capped || ps.decided)
+				continue;
+		}
+		memcpy(tmp, cut, ncut * sizeof(*cut));
+		tmp[ncut] = w[k];
+		left = mass_left(tmp, ncut + 1);
+		if (left < best - 1e-12) {
+			best = left;
+			pick = (long)k;
+		}
+	}
+	if (pick < 0) {
+		double pick_split = 0;
+
+		/* only probes at their cap are left */
+		for (k = 0; k < g->n; k++) {
+			o = find_node(c, (long)k);
+			if (!alive[k] || k == bad || !o || o->n >= (size_t)(2 * in->p.max_probe) ||
+			    (in->marks && in->marks[k] == 's') || busy_n(c, o->sha))
+				continue;
+			split = fmin(w[k], 1 - w[k]);
+			if (split >= MIN_SPLIT && split > pick_split) {
+				pick = (long)k;
+				pick_split = split;
+			}
+		}
+	}
+	if (pick >= 0) {
+		run_action(out, in->node_sha[pick], "probe", in->p.runs_per_boot,
+			   "probe splitting %.0f%%/%.0f%% of the probability",
+			   100 * w[pick], 100 * (1 - w[pick]));
+		ret = ACTION;
+	} else if (in->nbusy) {
+		wait_action(c, out, "the probes under way decide what comes next");
+		ret = ACTION;
+	}
+out:
+	free(cut);
+	free(tmp);
+	return ret;
+}
+
 /*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
@@ -525,6 +685,16 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		goto verify;
 	if (!budget_left(c)) {
 		snprintf(f->why, sizeof(f->why), "the run budget (%d) is spent", in->p.max_runs);
+		goto out;
+	}
+	if (pooled(c)) {
+		kb_graph_reach(g, alive, post, w);
+		if ((ret = pool_probe(c, alive, bad, lo, hi, w, out)) == ACTION)
+			goto out;
+		ret = DECIDED;
+		snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
+			 "down (the most likely, %.12s, has %.0f%%)",
+			 best_node >= 0 ? in->node_sha[best_node] : "?", 100 * best);
 		goto out;
 	}
 	if (cur) {
@@ -599,7 +769,7 @@ verify:
 		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
 		double *zp, *zc, *zg, *zb, pv, eff;
 		size_t np, nc, ng, nb;
-		int bp, bc;
+		int bp, bc, parent_open = 0;
 
 		f->node = best_node;
 		f->prob = best;
@@ -618,6 +788,11 @@ verify:
 		case CAL_MORE:
 			if (!budget_left(c))
 				break;
+			if (!owns(c, 0)) {
+				/* another machine measures the pair: on to the revert */
+				parent_open = 1;
+				break;
+			}
 			if (bp <= bc)
 				run_action(out, psha, "parent", in->p.runs_per_boot,
 					   "verify: the parent of the likely culprit (p=%.3g)", pv);
@@ -632,6 +807,8 @@ verify:
 		default:
 			pv = 1;
 		}
+		if (parent_open)
+			goto revert;
 		zp = steady(c, po, &np);
 		zc = steady(c, co, &nc);
 		f->parent_check = pv < VERIFY_ALPHA && eff > 0 ? "pass" : "fail";
@@ -649,6 +826,7 @@ verify:
 		free(zb);
 		free(zp);
 		free(zc);
+revert:
 		f->revert_check = "n/a";
 		if (do_revert) {
 			const struct kb_perf_obs *ro;
@@ -670,6 +848,12 @@ verify:
 				case CAL_MORE:
 					if (!budget_left(c))
 						break;
+					if (!owns(c, 1)) {
+						wait_action(c, out, "the revert check is "
+							    "measured on another machine");
+						ret = ACTION;
+						goto out;
+					}
 					if (nboots(ro) <= nboots(bo))
 						run_action(out, in->revert_sha, "revert",
 							   in->p.runs_per_boot, "verify: BAD with "
@@ -689,6 +873,11 @@ verify:
 				f->revert_check = pv < VERIFY_ALPHA &&
 					rec >= 0.25 * f->share * (c->mu_b - c->mu_g) ? "pass" : "fail";
 			}
+		}
+		if (parent_open) {
+			wait_action(c, out, "the culprit's parent check is measured on "
+				    "another machine");
+			ret = ACTION;
 		}
 	}
 out:
@@ -946,8 +1135,121 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 	return ret;
 }
 
+/* Does 'o' have a sample taken on machine 'm'? */
+static int taken_on(const struct kb_perf_obs *o, int m)
+{
+	for (size_t i = 0; o && i < o->n; i++)
+		if (o->s[i].machine == m)
+			return 1;
+	return 0;
+}
+
+/* The values of 'o' taken on machine 'm' after the configured warm-up, on
+ * the scale levels are compared on (log when every value is positive). */
+static double *values_on(const struct ctx *c, const struct kb_perf_obs *o, int m, size_t *n)
+{
+	double *y = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*y));
+
+	*n = 0;
+	for (size_t i = 0; o && i < o->n; i++)
+		if (o->s[i].machine == m && o->s[i].run > c->in->p.warmup)
+			y[(*n)++] = c->use_log ? log(o->s[i].value) : o->s[i].value;
+	return y;
+}
+
+/*
+ * A pool: every sample brought onto the levels of the reference machine
+ * (the first with samples of GOOD and of BAD).  A machine whose GOOD or
+ * BAD differs from the reference's (rank test, p < 0.01) is shifted by the
+ * mean of the two differences of medians; the samples of a machine without
+ * both wait.  NULL when every sample is from machine 0.
+ */
+static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_perf_obs *go = find(c, in->good_sha), *bo = find(c, in->node_sha[in->bad]);
+	struct kb_perf_obs *out = NULL;
+	struct kb_buf msg = KB_BUF_INIT;
+	double *shift, *gr = NULL, *br = NULL;
+	unsigned char *has;
+	size_t i, j, ngr = 0, nbr = 0, alloc = 0;
+	int maxm = 0, m, ref = -1;
+
+	for (i = 0; i < in->nobs; i++)
+		for (j = 0; j < in->obs[i].n; j++)
+			if (in->obs[i].s[j].machine > maxm)
+				maxm = in->obs[i].s[j].machine;
+	*nout = 0;
+	if (!maxm)
+		return NULL;
+	shift = kb_calloc((size_t)maxm + 1, sizeof(*shift));
+	has = kb_calloc((size_t)maxm + 1, 1);
+	for (m = 0; m <= maxm; m++) {
+		size_t ng, nb;
+		double *g = values_on(c, go, m, &ng), *b = values_on(c, bo, m, &nb);
+
+		has[m] = ng && nb;
+		if (has[m] && ref < 0) {
+			ref = m;
+			gr = g;
+			ngr = ng;
+			br = b;
+			nbr = nb;
+			continue;
+		}
+		if (has[m] && (kb_mann_whitney_p(g, ng, gr, ngr) < 0.01 ||
+			       kb_mann_whitney_p(b, nb, br, nbr) < 0.01)) {
+			shift[m] = (kb_median(g, ng) - kb_median(gr, ngr) +
+				    kb_median(b, nb) - kb_median(br, nbr)) / 2;
+			kb_buf_addf(&msg, "%smachine %d measures %+.1f%s against machine %d",
+				    msg.len ? "; " : "", m, c->use_log ?
+				    100 * (exp(shift[m]) - 1) : shift[m], c->use_log ? "%" : "",
+				    ref);
+		}
+		free(g);
+		free(b);
+	}
+	if (msg.len)
+		warn(c, "machines", "%s at GOOD and BAD: its samples are scaled onto machine "
+		     "%d's levels", msg.ptr, ref);
+	for (i = 0; i < in->nobs; i++) {
+		const struct kb_perf_obs *o = &in->obs[i];
+		struct kb_perf_obs *n = NULL;
+
+		for (j = 0; j < o->n; j++) {
+			struct kb_sample x = o->s[j];
+
+			if (ref >= 0 && !has[x.machine])
+				continue;
+			if (!n) {
+				KB_ALLOC_GROW(out, *nout + 1, alloc);
+				n = &out[(*nout)++];
+				memset(n, 0, sizeof(*n));
+				memcpy(n->sha, o->sha, sizeof(n->sha));
+				n->node = o->node;
+				n->first = o->first;
+				n->last = o->last;
+			}
+			if (shift[x.machine] != 0)
+				x.value = c->use_log ? x.value * exp(-shift[x.machine]) :
+					  x.value - shift[x.machine];
+			KB_ALLOC_GROW(n->s, n->n + 1, n->alloc);
+			n->s[n->n++] = x;
+		}
+	}
+	free(gr);
+	free(br);
+	free(shift);
+	free(has);
+	kb_buf_release(&msg);
+	return out ? out : kb_calloc(1, sizeof(*out));
+}
+
 int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 {
+	struct kb_perf_in scaled_in;
+	struct kb_perf_obs *scaled = NULL;
+	size_t nscaled = 0;
 	struct ctx c;
 	const struct kb_perf_obs *go, *bo;
 	double *zg = NULL, *zb = NULL, pmw, eff, *res;
@@ -973,10 +1275,30 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	}
 	go = find(&c, in->good_sha);
 	bo = find(&c, in->node_sha[in->bad]);
-	bg = nboots(go);
-	bb = nboots(bo);
+	/* 0. a machine of a pool measures its own GOOD and BAD first */
+	if (pooled(&c) && in->machine >= 0 && (!taken_on(go, in->machine) ||
+					       !taken_on(bo, in->machine))) {
+		if (!taken_on(go, in->machine))
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "the baseline of machine %d: GOOD", in->machine);
+		else
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "the baseline of machine %d: BAD", in->machine);
+		goto out;
+	}
+	if ((scaled = one_scale(&c, &nscaled))) {
+		scaled_in = *in;
+		scaled_in.obs = scaled;
+		scaled_in.nobs = nscaled;
+		c.in = in = &scaled_in;
+		go = find(&c, in->good_sha);
+		bo = find(&c, in->node_sha[in->bad]);
+	}
+	/* boots under way elsewhere count for the balance of GOOD and BAD */
+	bg = nboots(go) + busy_n(&c, in->good_sha);
+	bb = nboots(bo) + busy_n(&c, in->node_sha[in->bad]);
 	/* 1. calibrate */
-	if (bg < in->p.min_cal_boots || bb < in->p.min_cal_boots) {
+	if (nboots(go) < in->p.min_cal_boots || nboots(bo) < in->p.min_cal_boots) {
 		if (bg <= bb)
 			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
 				   "calibrate: GOOD, boot %d", bg + 1);
@@ -1045,6 +1367,18 @@ no_difference:
 	if (c.mu_b > c.mu_g)
 		refine_levels(&c, alive);
 	r = bisect_range(&c, alive, in->bad, c.mu_g, c.mu_b, 1, &f, out);
+	if (r == ACTION && out->kind == KB_PERF_WAIT && f.node >= 0 && budget_left(&c)) {
+		/* a machine left out of the verification measures the
+		 * endpoints again now rather than at the end */
+		const struct kb_perf_obs *co = find(&c, in->node_sha[f.node]);
+
+		if (co && go->last < co->first && !busy_n(&c, in->good_sha))
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "measure GOOD again, to see drift");
+		else if (co && bo->last < co->first && !busy_n(&c, in->node_sha[in->bad]))
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "measure BAD again, to see drift");
+	}
 	if (r == ACTION)
 		goto out;
 	if (f.node < 0) {
@@ -1090,16 +1424,22 @@ no_difference:
 	{
 		const struct kb_perf_obs *co = find(&c, in->node_sha[f.node]);
 		int last_good_late = go->last > co->first, last_bad_late = bo->last > co->first;
+		int good_busy = busy_n(&c, in->good_sha), bad_busy = busy_n(&c, in->node_sha[in->bad]);
 
-		if (!last_good_late && budget_left(&c)) {
+		if (!last_good_late && !good_busy && budget_left(&c)) {
 			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
 				   "measure GOOD again, to see drift");
 			json_decref(culprits);
 			goto out;
 		}
-		if (!last_bad_late && budget_left(&c)) {
+		if (!last_bad_late && !bad_busy && budget_left(&c)) {
 			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
 				   "measure BAD again, to see drift");
+			json_decref(culprits);
+			goto out;
+		}
+		if ((!last_good_late && good_busy) || (!last_bad_late && bad_busy)) {
+			wait_action(&c, out, "the endpoints are measured again");
 			json_decref(culprits);
 			goto out;
 		}
@@ -1147,5 +1487,6 @@ out:
 	free(zg);
 	free(zb);
 	free(c.anc);
+	kb_perf_obs_free(scaled, nscaled);
 	return ret;
 }

@@ -25,6 +25,14 @@
  *
  * Samples of verification runs feed the posterior too, so a culprit whose
  * direct measurement disagrees loses its probability and probing resumes.
+ *
+ * On a pool, each machine measures GOOD and BAD before anything else (its
+ * baseline); a machine whose levels differ from the first machine's has
+ * its samples scaled onto them, and the samples of a machine without a
+ * baseline wait.  Each free machine gets what best complements the boots
+ * under way: calibration boots balanced, a probe that splits the
+ * posterior mass left between the probes in flight, and each pair of the
+ * verification on one machine of its own.
  */
 #ifndef KB_PERF_H
 #define KB_PERF_H
@@ -38,6 +46,7 @@
 struct kb_sample {
 	int boot, run;
 	double value;
+	int machine;          /* the machine of a pool it was taken on */
 };
 
 /* Every sample of one commit, in the order taken. */
@@ -65,6 +74,12 @@ struct kb_perf_params {
 
 void kb_perf_params_default(struct kb_perf_params *p);
 
+/* A boot under way on a machine of a pool: its samples are not in yet. */
+struct kb_perf_job {
+	char sha[41];
+	int machine;
+};
+
 struct kb_perf_in {
 	const struct kb_graph *g;
 	size_t bad;                       /* node of BAD */
@@ -79,12 +94,26 @@ struct kb_perf_in {
 	const char *revert_sha;           /* its revert, "" if it does not apply */
 	struct kb_perf_params p;
 	int summary;                      /* fill 'summary' whatever the outcome */
+	/*
+	 * A pool (machines > 1): the free machine that asks what to measure
+	 * (-1: the state of the whole, for status and the end), the boots the
+	 * others have under way, and the machines that measure the pairs of
+	 * the verification, each pair on one: parent and culprit on verify[0],
+	 * BAD and its revert on verify[1].
+	 */
+	int machines;
+	int machine;
+	const struct kb_perf_job *busy;
+	size_t nbusy;
+	int verify[2];
 };
 
 enum kb_perf_kind {
 	KB_PERF_RUN,     /* boot 'sha' and run the benchmark 'runs' times */
 	KB_PERF_REVERT,  /* make the revert of 'sha' on BAD, then ask again */
 	KB_PERF_DONE,    /* 'verdict' holds the result */
+	KB_PERF_WAIT,    /* a pool: nothing for this machine until a boot under
+			  * way elsewhere is in */
 };
 
 struct kb_perf_out {
@@ -111,6 +140,10 @@ struct kb_perf_obs *kb_perf_obs_get(struct kb_perf_obs **obs, size_t *nobs,
 				    size_t *alloc, const char *sha, long node);
 void kb_perf_obs_add(struct kb_perf_obs *o, int boot, int run, double value,
 		     size_t order);
+/* The same, for a sample taken on machine 'machine' of a pool.  The
+ * samples of one boot must be added together. */
+void kb_perf_obs_add_on(struct kb_perf_obs *o, int machine, int boot, int run,
+			double value, size_t order);
 void kb_perf_obs_free(struct kb_perf_obs *obs, size_t nobs);
 
 #endif

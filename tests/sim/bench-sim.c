@@ -1,7 +1,10 @@
 /*
  * The simulation suite: per scenario, the rate of exact culprits, of
  * confident wrong culprits, and the mean number of runs, for kbisect and
- * for a plain bisection with k = 1 and k = 5 runs per commit.
+ * for a plain bisection with k = 1 and k = 5 runs per commit.  Then the
+ * same bisections on a pool: the wall time and accuracy of 1 machine, of
+ * 4 alike, and of 4 that measure 2% apart each, every run taking the same
+ * time and every boot as long as a run.
  *
  *   bench-sim [TRIALS] [SCENARIO-SUBSTRING]
  */
@@ -66,11 +69,43 @@ int main(int argc, char **argv)
 		       100 * n5[0] / trials, 100 * n5[1] / trials, n5[2] / trials);
 		fflush(stdout);
 	}
+	printf("\n%-40s %8s %8s %8s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "on a pool",
+	       "1 exact", "1 wrong", "1 time", "4 exact", "4 wrong", "4 time", "4/1",
+	       "4x exact", "4x wrong", "4x time", "4x/1");
+	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
+		const struct sim_scenario *sc = &scenarios[s];
+		double acc[3][3] = { { 0 } };
+		static const int machines[3] = { 1, 4, 4 };
+		static const double spread[3] = { 0, 0, 0.02 };
+		int t, k;
+
+		if (argc > 2 && !strstr(sc->name, argv[2]))
+			continue;
+		for (t = 0; t < trials; t++)
+			for (k = 0; k < 3; k++) {
+				struct sim_result r;
+
+				sim_trial_pool(sc, (uint64_t)t + 1, machines[k], spread[k], &r);
+				acc[k][0] += r.verdict_ok;
+				acc[k][1] += r.wrong_confident;
+				acc[k][2] += r.time;
+			}
+		printf("%-40s %7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f %6.2f | %7.0f%% "
+		       "%7.0f%% %8.0f %6.2f\n", sc->name,
+		       100 * acc[0][0] / trials, 100 * acc[0][1] / trials, acc[0][2] / trials,
+		       100 * acc[1][0] / trials, 100 * acc[1][1] / trials, acc[1][2] / trials,
+		       acc[0][2] ? acc[1][2] / acc[0][2] : 0,
+		       100 * acc[2][0] / trials, 100 * acc[2][1] / trials, acc[2][2] / trials,
+		       acc[0][2] ? acc[2][2] / acc[0][2] : 0);
+		fflush(stdout);
+	}
 	printf("exact: the verdict named the (largest) culprit, or no-regression when "
 	       "there is none; wrong: a culprit named that is not one;\nruns: mean runs "
 	       "per bisection; warn: a warm-up warning (warm-up scenario) or a partial/"
 	       "multiple\nwarning (two steps); all: every culprit named; k1, k5: a plain "
 	       "bisection with 1 or 5 runs\nper commit and a threshold halfway between "
-	       "GOOD and BAD\n");
+	       "GOOD and BAD;\n1, 4: one machine, four alike; 4x: four, machine m measuring "
+	       "2%% x m more than machine 0;\ntime: mean wall time in runs (a boot takes "
+	       "as long as a run); 4/1: the time of 4 over that of 1\n");
 	return 0;
 }

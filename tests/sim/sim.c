@@ -152,13 +152,68 @@ static size_t largest(const struct sim_scenario *sc)
 	return best;
 }
 
+/* A boot under way on a machine of the simulated pool. */
+struct job {
+	struct kb_perf_job j;
+	int runs;
+	double end;
+};
+
+/* The verdict into 'r'. */
+static void score(struct world *w, json_t *v, struct sim_result *r)
+{
+	const struct sim_scenario *sc = w->sc;
+	json_t *c;
+	size_t i;
+	int named[4] = { 0 };
+
+	snprintf(r->verdict, sizeof(r->verdict), "%s",
+		 json_string_value(json_object_get(v, "verdict")));
+	if (json_object_get(v, "reason"))
+		snprintf(r->reason, sizeof(r->reason), "%s",
+			 json_string_value(json_object_get(v, "reason")));
+	json_array_foreach(json_object_get(v, "culprits"), i, c) {
+		const char *s = json_string_value(json_object_get(c, "commit"));
+		int e = is_culprit(w, s);
+
+		if (!e && (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
+			r->wrong_confident = 1;
+		if (e)
+			named[e - 1] = 1;
+	}
+	if (sc->neffects && named[largest(sc)] &&
+	    (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
+		r->exact = 1;
+	r->all_found = sc->neffects > 0;
+	for (int e = 0; e < sc->neffects; e++)
+		if (!named[e])
+			r->all_found = 0;
+	json_array_foreach(json_object_get(v, "warnings"), i, c) {
+		const char *k = json_string_value(json_object_get(c, "kind"));
+
+		if (!strcmp(k, "warm-up"))
+			r->warmup_warned = 1;
+		if (!strcmp(k, "partial") || !strcmp(k, "multiple"))
+			r->partial_or_multiple = 1;
+	}
+}
+
 void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *r)
+{
+	sim_trial_pool(sc, seed, 1, 0, r);
+}
+
+void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
+		    double spread, struct sim_result *r)
 {
 	struct world w;
 	struct kb_perf_in in;
 	struct kb_perf_out out;
 	struct kb_perf_obs *obs = NULL;
-	size_t nobs = 0, alloc = 0, order = 0;
+	struct job *jobs = kb_calloc((size_t)machines, sizeof(*jobs));
+	struct kb_perf_job *busy = kb_calloc((size_t)machines, sizeof(*busy));
+	size_t nobs = 0, alloc = 0, order = 0, njobs = 0;
+	unsigned char *working = kb_calloc((size_t)machines, 1);
 	int guard = 0;
 
 	memset(r, 0, sizeof(*r));
@@ -172,82 +227,104 @@ void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *
 	kb_perf_params_default(&in.p);
 	in.p.runs_per_boot = sc->runs_per_boot;
 	in.p.seed = seed;
+	in.machines = machines;
+	in.verify[0] = 0;
+	in.verify[1] = machines > 1 ? 1 : 0;
+	in.busy = busy;
 	if (getenv("SIM_TRACE"))
 		for (int e = 0; e < sc->neffects; e++)
 			fprintf(stderr, "culprit node %zu (sha %.6s), level of BAD %.4f\n",
 				w.culprit[e], w.sha[w.culprit[e]] + 34, w.level[0]);
 	for (;;) {
-		if (++guard > 5000 || kb_perf_decide(&in, &out) < 0) {
+		int m, done = 0;
+
+		for (size_t i = 0; i < njobs; i++)
+			busy[i] = jobs[i].j;
+		in.nbusy = njobs;
+		/* the whole first (a single machine's decision), then each
+		 * free machine of a pool */
+		for (m = -1; m < machines; m++) {
+			if (m >= 0 && (working[m] || machines == 1 || done))
+				continue;
+			in.machine = m;
+			if (++guard > 20000 || kb_perf_decide(&in, &out) < 0) {
+				snprintf(r->verdict, sizeof(r->verdict), "error");
+				goto out;
+			}
+			if (getenv("SIM_TRACE") && out.kind != KB_PERF_DONE &&
+			    out.kind != KB_PERF_WAIT)
+				fprintf(stderr, "  %5.0f m%d %-7s %.6s best=%.3f@%ld [%.4f %.4f "
+					"%.4f w%d] %s\n", r->time, m, out.role ? out.role : "revert",
+					out.sha + 34, out.best_prob, out.best_node, out.level_good,
+					out.level_bad, out.noise, out.warmup_used, out.note);
+			if (out.kind == KB_PERF_REVERT) {
+				snprintf(w.revert_of, sizeof(w.revert_of), "%s", out.sha);
+				snprintf(w.revert, sizeof(w.revert), "r%039d", guard);
+				w.revert_made = 1;
+				in.revert_of = w.revert_of;
+				in.revert_sha = w.revert;
+				m--;
+				continue;
+			}
+			if (out.kind == KB_PERF_DONE) {
+				if (m < 0 && !njobs) {
+					score(&w, out.verdict, r);
+					json_decref(out.verdict);
+					goto out;
+				}
+				json_decref(out.verdict);
+				done = m < 0;
+				continue;
+			}
+			if (out.kind == KB_PERF_WAIT || (m < 0 && machines > 1))
+				continue;
+			/* the machine starts a boot: it ends after its runs and as
+			 * long again as one run for the boot */
+			m = m < 0 ? 0 : m;
+			jobs[njobs].j.machine = m;
+			memcpy(jobs[njobs].j.sha, out.sha, 41);
+			jobs[njobs].runs = out.runs;
+			jobs[njobs].end = r->time + out.runs + 1;
+			busy[njobs] = jobs[njobs].j;
+			in.nbusy = ++njobs;
+			working[m] = 1;
+			if (machines == 1)
+				break;
+		}
+		if (!njobs) {
 			snprintf(r->verdict, sizeof(r->verdict), "error");
+			snprintf(r->reason, sizeof(r->reason), "no machine at work and no verdict");
 			break;
 		}
-		if (getenv("SIM_TRACE") && out.kind != KB_PERF_DONE)
-			fprintf(stderr, "  %-7s %.6s best=%.3f@%ld [%.4f %.4f %.4f w%d] %s\n",
-				out.role ? out.role : "revert", out.sha + 34, out.best_prob,
-				out.best_node, out.level_good, out.level_bad, out.noise,
-				out.warmup_used, out.note);
-		if (out.kind == KB_PERF_REVERT) {
-			snprintf(w.revert_of, sizeof(w.revert_of), "%s", out.sha);
-			snprintf(w.revert, sizeof(w.revert), "r%039d", guard);
-			w.revert_made = 1;
-			in.revert_of = w.revert_of;
-			in.revert_sha = w.revert;
-			continue;
-		}
-		if (out.kind == KB_PERF_DONE) {
-			json_t *v = out.verdict, *c;
-			size_t i;
-			int named[4] = { 0 };
-
-			snprintf(r->verdict, sizeof(r->verdict), "%s",
-				 json_string_value(json_object_get(v, "verdict")));
-			if (json_object_get(v, "reason"))
-				snprintf(r->reason, sizeof(r->reason), "%s",
-					 json_string_value(json_object_get(v, "reason")));
-			json_array_foreach(json_object_get(v, "culprits"), i, c) {
-				const char *s = json_string_value(json_object_get(c, "commit"));
-				int e = is_culprit(&w, s);
-
-				if (!e && (!strcmp(r->verdict, "culprit") ||
-					   !strcmp(r->verdict, "multiple")))
-					r->wrong_confident = 1;
-				if (e)
-					named[e - 1] = 1;
-			}
-			if (sc->neffects && named[largest(sc)] &&
-			    (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
-				r->exact = 1;
-			r->all_found = sc->neffects > 0;
-			for (int e = 0; e < sc->neffects; e++)
-				if (!named[e])
-					r->all_found = 0;
-			json_array_foreach(json_object_get(v, "warnings"), i, c) {
-				const char *k = json_string_value(json_object_get(c, "kind"));
-
-				if (!strcmp(k, "warm-up"))
-					r->warmup_warned = 1;
-				if (!strcmp(k, "partial") || !strcmp(k, "multiple"))
-					r->partial_or_multiple = 1;
-			}
-			json_decref(v);
-			break;
-		}
+		/* the next boot to end delivers its samples */
 		{
+			size_t first = 0, i;
 			struct kb_perf_obs *o;
 			long node = -1;
+			struct job jb;
 
-			for (size_t i = 0; i < w.n; i++)
-				if (!strcmp(w.sha[i], out.sha))
+			for (i = 1; i < njobs; i++)
+				if (jobs[i].end < jobs[first].end)
+					first = i;
+			jb = jobs[first];
+			jobs[first] = jobs[--njobs];
+			working[jb.j.machine] = 0;
+			r->time = jb.end;
+			for (i = 0; i < w.n; i++)
+				if (!strcmp(w.sha[i], jb.j.sha))
 					node = (long)i;
-			o = kb_perf_obs_get(&obs, &nobs, &alloc, out.sha, node);
+			o = kb_perf_obs_get(&obs, &nobs, &alloc, jb.j.sha, node);
 			w.boot++;
-			for (int run = 1; run <= out.runs; run++)
-				kb_perf_obs_add(o, w.boot, run, sample(&w, out.sha, run), order++);
-			r->runs += out.runs;
+			for (int run = 1; run <= jb.runs; run++)
+				kb_perf_obs_add_on(o, jb.j.machine, w.boot, run,
+						   sample(&w, jb.j.sha, run) *
+						   exp(spread * jb.j.machine), order++);
+			r->runs += jb.runs;
 			in.obs = obs;
 			in.nobs = nobs;
 		}
 	}
+out:
 	if (getenv("SIM_TRACE"))
 		for (size_t i = 0; i < nobs; i++) {
 			double z[4096];
@@ -255,7 +332,6 @@ void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *
 
 			for (size_t j = 0; j < obs[i].n && m < 4096; j++)
 				z[m++] = log(obs[i].s[j].value);
-			if (getenv("SIM_DUMP") && obs[i].node == atol(getenv("SIM_DUMP"))) for (size_t j = 0; j < obs[i].n; j++) fprintf(stderr, " %d/%d:%.4f", obs[i].s[j].boot, obs[i].s[j].run, log(obs[i].s[j].value));
 			fprintf(stderr, "obs %.6s node %ld n=%zu median %.4f true %.4f\n",
 				obs[i].sha + 34, obs[i].node, obs[i].n, kb_median(z, m),
 				log(100) + level_of(&w, obs[i].sha));
@@ -266,6 +342,9 @@ void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *
 		r->verdict_ok = r->exact;
 	kb_perf_obs_free(obs, nobs);
 	world_free(&w);
+	free(jobs);
+	free(busy);
+	free(working);
 }
 
 static double mean_of(struct world *w, const char *sha, int k)

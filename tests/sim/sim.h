@@ -35,12 +35,17 @@ struct sim_result {
 	int warmup_warned;
 	int partial_or_multiple;
 	long runs;
+	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];
 	char reason[200];   /* why, when the verdict names no culprit */
 };
 
 /* One trial of kbisect's strategy. */
 void sim_trial(const struct sim_scenario *sc, uint64_t seed, struct sim_result *r);
+/* The same on a pool of 'machines', machine m measuring exp(m * spread)
+ * times the level of machine 0. */
+void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
+		    double spread, struct sim_result *r);
 /* One trial of a plain bisection: k runs per commit, a midpoint threshold. */
 void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_result *r);
 
