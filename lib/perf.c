@@ -84,6 +84,11 @@ struct ctx {
 	long known;          /* a culprit already found, -1 if none */
 	double known_step;   /* its step, in z units */
 	unsigned char *known_in; /* known_in[i]: the known culprit is in node i */
+	/* a pool: the machines whose samples are scaled, and 1/n summed over
+	 * the four sample sets their scale comes from */
+	int nmachines;
+	unsigned char *scaled;
+	double *scale_inv_n;
 };
 
 /* A finding of one range bisection. */
@@ -1184,6 +1189,9 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 		return NULL;
 	shift = kb_calloc((size_t)maxm + 1, sizeof(*shift));
 	has = kb_calloc((size_t)maxm + 1, 1);
+	c->nmachines = maxm + 1;
+	c->scaled = kb_calloc((size_t)maxm + 1, 1);
+	c->scale_inv_n = kb_calloc((size_t)maxm + 1, sizeof(*c->scale_inv_n));
 	for (m = 0; m <= maxm; m++) {
 		size_t ng, nb;
 		double *g = values_on(c, go, m, &ng), *b = values_on(c, bo, m, &nb);
@@ -1201,6 +1209,9 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 			       kb_mann_whitney_p(b, nb, br, nbr) < 0.01)) {
 			shift[m] = (kb_median(g, ng) - kb_median(gr, ngr) +
 				    kb_median(b, nb) - kb_median(br, nbr)) / 2;
+			c->scaled[m] = 1;
+			c->scale_inv_n[m] = 1.0 / (double)ng + 1.0 / (double)ngr +
+					    1.0 / (double)nb + 1.0 / (double)nbr;
 			kb_buf_addf(&msg, "%smachine %d measures %+.1f%s against machine %d",
 				    msg.len ? "; " : "", m, c->use_log ?
 				    100 * (exp(shift[m]) - 1) : shift[m], c->use_log ? "%" : "",
@@ -1357,6 +1368,28 @@ no_difference:
 	if (c.sigma > eff)
 		warn(&c, "noisy", "the run-to-run noise (%.2g) is larger than the change "
 		     "(%.2g): many runs are needed", c.sigma, eff);
+	/* a machine that measures apart: its scale known to a quarter of the
+	 * change before its samples count for much (the standard error of a
+	 * median is 1.25 sigma / sqrt(n); the scale is a mean of two
+	 * differences of medians) */
+	if (pooled(&c) && in->machine >= 0 && in->machine < c.nmachines &&
+	    c.scaled[in->machine] && budget_left(&c) &&
+	    0.5 * 1.2533 * c.sigma * sqrt(c.scale_inv_n[in->machine]) > 0.25 * eff) {
+		int m = in->machine;
+		size_t n1, n2;
+		double *y1 = values_on(&c, find(&c, in->good_sha), m, &n1),
+		       *y2 = values_on(&c, find(&c, in->node_sha[in->bad]), m, &n2);
+
+		free(y1);
+		free(y2);
+		if (n1 <= n2)
+			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+				   "the baseline of machine %d, which measures apart: GOOD", m);
+		else
+			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+				   "the baseline of machine %d, which measures apart: BAD", m);
+		goto out;
+	}
 	/* 2-4. bisect the range, verify */
 	alive = kb_calloc(in->g->n, 1);
 	marks = kb_calloc(in->g->n, 1);
@@ -1488,5 +1521,7 @@ out:
 	free(zb);
 	free(c.anc);
 	kb_perf_obs_free(scaled, nscaled);
+	free(c.scaled);
+	free(c.scale_inv_n);
 	return ret;
 }

@@ -64,6 +64,71 @@ static int revert_info(struct kb_session *s, char of[41], char sha[41])
 	return found;
 }
 
+/* The key of a run: the id of the first run of its boot, then the run. */
+struct run_key {
+	int64_t boot_start;
+	int run;
+	size_t i;
+};
+
+static struct kb_session *sort_session;
+
+/* By commit, boot and id: each boot's runs together, its first run first. */
+static int cmp_by_boot(const void *a, const void *b)
+{
+	const struct kb_run_row *x = &sort_session->runs[*(const size_t *)a],
+		*y = &sort_session->runs[*(const size_t *)b];
+	int c = strcmp(x->sha, y->sha);
+
+	if (c)
+		return c;
+	if (x->boot != y->boot)
+		return x->boot < y->boot ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static int cmp_run_key(const void *a, const void *b)
+{
+	const struct run_key *x = a, *y = b;
+
+	if (x->boot_start != y->boot_start)
+		return x->boot_start < y->boot_start ? -1 : 1;
+	if (x->run != y->run)
+		return x->run < y->run ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* s->run_order: the runs in order of their boots' first runs, each boot's
+ * runs together (the machines of a pool boot the same commit at once). */
+static void order_runs(struct kb_session *s)
+{
+	size_t n = s->nruns, i, *byboot = kb_calloc(n ? n : 1, sizeof(*byboot));
+	struct run_key *k = kb_calloc(n ? n : 1, sizeof(*k));
+	int64_t start = 0;
+
+	for (i = 0; i < n; i++)
+		byboot[i] = i;
+	sort_session = s;
+	qsort(byboot, n, sizeof(*byboot), cmp_by_boot);
+	for (i = 0; i < n; i++) {
+		const struct kb_run_row *r = &s->runs[byboot[i]];
+
+		if (!i || strcmp(s->runs[byboot[i - 1]].sha, r->sha) ||
+		    s->runs[byboot[i - 1]].boot != r->boot)
+			start = r->id;
+		k[i].boot_start = start;
+		k[i].run = r->run;
+		k[i].i = byboot[i];
+	}
+	qsort(k, n, sizeof(*k), cmp_run_key);
+	free(s->run_order);
+	s->run_order = kb_calloc(n ? n : 1, sizeof(*s->run_order));
+	for (i = 0; i < n; i++)
+		s->run_order[i] = k[i].i;
+	free(k);
+	free(byboot);
+}
+
 struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
@@ -91,8 +156,11 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.p.runs_per_boot = s->spec.bench.runs_per_boot;
 	x->in.p.confidence = s->spec.confidence;
 	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
+	x->in.machines = s->spec.pool.n ? (int)s->spec.pool.n + 1 : 0;
+	x->in.machine = -1;
+	order_runs(s);
 	for (i = 0; i < s->nruns; i++) {
-		const struct kb_run_row *r = &s->runs[i];
+		const struct kb_run_row *r = &s->runs[s->run_order[i]];
 		struct kb_perf_obs *o;
 		git_oid oid;
 		long node = -1;
@@ -102,7 +170,7 @@ static int build_input(struct kb_session *s, struct input *x)
 		if (git_oid_fromstr(&oid, r->sha) == 0)
 			node = kb_dag_find(&s->dag, &oid);
 		o = kb_perf_obs_get(&x->obs, &x->nobs, &x->alloc, r->sha, node);
-		kb_perf_obs_add(o, r->boot, r->run, r->value, order++);
+		kb_perf_obs_add_on(o, r->machine, r->boot, r->run, r->value, order++);
 	}
 	x->in.obs = x->obs;
 	x->in.nobs = x->nobs;
@@ -111,6 +179,26 @@ static int build_input(struct kb_session *s, struct input *x)
 		x->in.revert_sha = x->revert_sha;
 	}
 	return 0;
+}
+
+int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
+		      size_t nbusy, const int verify[2], struct kb_perf_out *out)
+{
+	struct input x;
+	int ret;
+
+	if ((ret = build_input(s, &x)) < 0)
+		return ret;
+	x.in.machine = machine;
+	x.in.busy = busy;
+	x.in.nbusy = nbusy;
+	if (verify) {
+		x.in.verify[0] = verify[0];
+		x.in.verify[1] = verify[1];
+	}
+	ret = kb_perf_decide(&x.in, out);
+	kb_perf_obs_free(x.obs, x.nobs);
+	return ret;
 }
 
 static int decide(struct kb_session *s, struct kb_perf_out *out, int summary)
@@ -227,8 +315,8 @@ out:
 
 /* Build, boot, set up and run one boot of 'sha'.  A commit that fails to
  * build or set up is skipped; at an endpoint that is an error. */
-static int measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
-			int runs)
+int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
+			 int runs)
 {
 	long node;
 	int boot = 0, ret, run;
@@ -303,7 +391,7 @@ out:
 
 /* Revert 'culprit' on top of BAD into a commit object (no ref, no work
  * tree, no index of the user's is touched) and record it. */
-static int make_revert(struct kb_session *s, const char *culprit)
+int kb_perf_make_revert(struct kb_session *s, const char *culprit)
 {
 	git_oid oid, rev;
 	char hex[GIT_OID_HEXSZ + 1] = "-";
@@ -400,7 +488,7 @@ void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *
 /* A guess at the commits still to measure after this one: halving the
  * candidates the posterior still spreads over, then the culprit's parent
  * and the revert. */
-static int steps_after(const struct kb_perf_out *out)
+int kb_perf_steps_after(const struct kb_perf_out *out)
 {
 	int n = out->candidates > 1 ? (int)ceil(log2(out->candidates)) : 0;
 
@@ -429,16 +517,16 @@ int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 			return kb_session_finish(s);
 		}
 		if (out.kind == KB_PERF_REVERT) {
-			if ((ret = make_revert(s, out.sha)) < 0)
+			if ((ret = kb_perf_make_revert(s, out.sha)) < 0)
 				return ret;
 			continue;
 		}
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
 			       out.sha, out.role, out.note, 100 * out.best_prob);
-		s->steps_after = steps_after(&out);
+		s->steps_after = kb_perf_steps_after(&out);
 		if (kb_ahead_jobs(s, t))
 			kb_perf_next_candidates(s, out.sha, out.role);
-		if ((ret = measure_boot(s, t, out.sha, out.runs)) < 0)
+		if ((ret = kb_perf_measure_boot(s, t, out.sha, out.runs)) < 0)
 			return ret;
 	}
 }
@@ -612,7 +700,7 @@ int kb_compare_loop(struct kb_session *s, struct kb_target *t)
 		s->steps_after = -1;
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s, boot %d of %d", next,
 			       next == a ? "A" : "B", (next == a ? na : nb) + 1, want);
-		if ((ret = measure_boot(s, t, next, s->spec.bench.runs_per_boot)) < 0)
+		if ((ret = kb_perf_measure_boot(s, t, next, s->spec.bench.runs_per_boot)) < 0)
 			return ret;
 	}
 }

@@ -1,10 +1,12 @@
 /*
- * A pass/fail bisection on a pool of machines: each free machine gets a
- * commit of a multisection of the candidates (kb_bisect_multi), tested by
- * a process of its own that writes its runs and its mark to the database
- * like any test; the marks that come back choose the next commits.  A
- * machine whose harness fails is retired from the pool, and its commit
- * goes to another.
+ * A bisection on a pool of machines.  Each machine's work runs in a
+ * process of its own that writes its runs (and marks) to the database like
+ * any test, and what comes back chooses the next work.  Pass/fail: each
+ * free machine gets a commit of a multisection of the candidates
+ * (kb_bisect_multi).  Performance: each free machine gets a boot of what
+ * the decision code (lib/perf.c) gives it beside the boots under way.  A
+ * machine whose harness fails is retired from the pool, and its work goes
+ * to another.
  */
 #include <errno.h>
 #include <signal.h>
@@ -14,11 +16,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "perf.h"
 #include "session_int.h"
 
 struct slot {
 	pid_t pid;     /* the process testing on it, or 0 when it is free */
-	size_t node;   /* the commit it tests */
+	size_t node;   /* pass/fail: the commit it tests */
+	char sha[41];  /* the commit it tests or measures */
+	int runs;      /* performance: the runs of its boot */
 	double since;  /* when it started */
 	int retired;
 };
@@ -45,7 +50,8 @@ static const struct kb_progress worker_progress = { worker_say, NULL, NULL };
  * leaves a stop request to kbisect (which stops once the tests at work are
  * done), and exits 0 when the commit is marked, 2 when the machine failed
  * (KB_EINFRA), 1 for any other error, which it records as an event. */
-static void __attribute__((noreturn)) worker(struct kb_session *s, int slot, size_t node)
+static void __attribute__((noreturn)) worker(struct kb_session *s, int slot,
+					     const struct slot *work)
 {
 	struct kb_store *store = NULL;
 	struct kb_target *t = NULL;
@@ -68,14 +74,12 @@ static void __attribute__((noreturn)) worker(struct kb_session *s, int slot, siz
 	kb_store_set_machine(store, slot);
 	if ((ret = kb_session_refresh(s)) == 0 &&
 	    (ret = kb_session_open_slot(s, slot, &t)) == 0)
-		ret = kb_session_test_commit(s, t, node);
-	if (ret < 0) {
-		char sha[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(sha, sizeof(sha), &s->dag.oid[node]);
-		kb_store_event(store, s->row.id, "machine", "%d failed %s\n%s", slot, sha,
-			       kb_error_last());
-	}
+		ret = s->spec.bench.has_metric ?
+		      kb_perf_measure_boot(s, t, work->sha, work->runs) :
+		      kb_session_test_commit(s, t, work->node);
+	if (ret < 0)
+		kb_store_event(store, s->row.id, "machine", "%d failed %s\n%s", slot,
+			       work->sha, kb_error_last());
 	if (t)
 		kb_target_close(t);
 	kb_store_close(store);
@@ -106,20 +110,18 @@ static char *failure_of(struct kb_session *s, int slot)
 	return msg ? msg : kb_strdup("(no message)");
 }
 
-static int start(struct kb_session *s, struct slot *sl, int slot, size_t node)
+/* Start the work set in 'sl' (sha, and node or runs) on machine 'slot'. */
+static int start(struct kb_session *s, struct slot *sl, int slot)
 {
-	char sha[GIT_OID_HEXSZ + 1];
 	pid_t pid;
 
-	git_oid_tostr(sha, sizeof(sha), &s->dag.oid[node]);
-	kb_store_event(s->store, s->row.id, "machine", "%d testing %s", slot, sha);
+	kb_store_event(s->store, s->row.id, "machine", "%d testing %s", slot, sl->sha);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return kb_error_errno(KB_ERROR, "cannot start a process for machine %d", slot);
 	if (pid == 0)
-		worker(s, slot, node);
+		worker(s, slot, sl);
 	sl->pid = pid;
-	sl->node = node;
 	sl->since = kb_now();
 	return 0;
 }
@@ -142,25 +144,19 @@ static int reap(struct kb_session *s, struct slot *sl, int n, int *failed_slot)
 	sl[i].pid = 0;
 	took_sum += kb_now() - sl[i].since;
 	took_n++;
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
-		char sha[GIT_OID_HEXSZ + 1];
-
-		git_oid_tostr(sha, sizeof(sha), &s->dag.oid[sl[i].node]);
-		return kb_store_event(s->store, s->row.id, "machine", "%d done %s", i, sha);
-	}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return kb_store_event(s->store, s->row.id, "machine", "%d done %s", i, sl[i].sha);
 	*failed_slot = i;
 	if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) == 2)) {
 		char *why = WIFSIGNALED(st) ? kb_asprintf("the process testing on it was "
 			"killed (signal %d)", WTERMSIG(st)) : failure_of(s, i);
-		char sha[GIT_OID_HEXSZ + 1];
 		size_t r;
 
 		/* what it left running is cut short, and runs again elsewhere */
-		git_oid_tostr(sha, sizeof(sha), &s->dag.oid[sl[i].node]);
 		if (kb_session_refresh(s) == 0)
 			for (r = 0; r < s->nruns; r++)
 				if (s->runs[r].state == KB_RUN_STARTED &&
-				    !strcmp(s->runs[r].sha, sha))
+				    s->runs[r].machine == i && !strcmp(s->runs[r].sha, sl[i].sha))
 					kb_session_interrupt_run(s, &s->runs[r]);
 		kb_error_clear();
 		sl[i].retired = 1;
@@ -213,6 +209,135 @@ static int round_open(struct kb_session *s, const struct slot *sl, int n,
 	return !(took_n && kb_now() - round_start < 0.25 * took_sum / took_n);
 }
 
+enum { PLAN_WORK, PLAN_FINISH, PLAN_STOP };
+
+/* Pass/fail: a multisection of the candidates on the free machines. */
+static int plan_tests(struct kb_session *s, struct slot *sl, int n, int active,
+		      unsigned char *busy, unsigned char *alive, size_t *pick)
+{
+	struct kb_next next;
+	int nbusy = busy_count(sl, n), i, ret;
+	size_t k, npick = 0, j;
+
+	if ((ret = kb_session_next(s, &next)) < 0)
+		return ret;
+	if (next.kind != KB_NEXT_TEST && !nbusy) {
+		kb_next_release(&next);
+		return PLAN_FINISH;
+	}
+	if (s->stop && *s->stop) {
+		kb_next_release(&next);
+		return nbusy ? PLAN_WORK : PLAN_STOP;
+	}
+	if (next.kind == KB_NEXT_TEST && nbusy < active && !round_open(s, sl, n, alive)) {
+		memset(busy, 0, s->dag.g.n);
+		for (i = 0; i < n; i++)
+			if (sl[i].pid)
+				busy[sl[i].node] = 1;
+		k = (size_t)active;
+		npick = kb_bisect_multi(&s->dag.g, s->dag.bad, s->marks, busy, k, pick);
+		/* the only commits left are skipped neighbours: the
+		 * single-machine choice knows how to step away */
+		if (!npick && !nbusy)
+			pick[npick++] = next.commit;
+	}
+	if (npick)
+		kb_session_say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left, "
+			       "%d machine%s (roughly %d round%s)", next.nleft,
+			       next.nleft == 1 ? "" : "s", active, active == 1 ? "" : "s",
+			       kb_bisect_rounds(next.nleft, (size_t)active),
+			       kb_bisect_rounds(next.nleft, (size_t)active) == 1 ? "" : "s");
+	kb_next_release(&next);
+	for (j = 0, i = 0; j < npick && i < n; i++) {
+		char *subject;
+
+		if (sl[i].pid || sl[i].retired)
+			continue;
+		sl[i].node = pick[j++];
+		git_oid_tostr(sl[i].sha, sizeof(sl[i].sha), &s->dag.oid[sl[i].node]);
+		subject = kb_session_subject(s, sl[i].sha);
+		kb_session_say(s, KB_SAY_INFO, "[machine %d] [%s] %s", i, sl[i].sha, subject);
+		free(subject);
+		if ((ret = start(s, &sl[i], i)) < 0)
+			return ret;
+	}
+	return PLAN_WORK;
+}
+
+/* Performance: for each free machine, the boot the decision code gives it
+ * beside the boots under way. */
+static int plan_boots(struct kb_session *s, struct slot *sl, int n)
+{
+	struct kb_perf_job *busy = kb_calloc((size_t)n, sizeof(*busy));
+	struct kb_perf_out out;
+	size_t nbusy = 0;
+	int verify[2] = { -1, -1 }, i, ret = PLAN_WORK;
+
+	for (i = 0; i < n; i++) {
+		if (sl[i].pid) {
+			memcpy(busy[nbusy].sha, sl[i].sha, 41);
+			busy[nbusy++].machine = i;
+		}
+		/* the pairs of the verification: on the first two machines */
+		if (!sl[i].retired && verify[0] < 0)
+			verify[0] = i;
+		else if (!sl[i].retired && verify[1] < 0)
+			verify[1] = i;
+	}
+	if (verify[1] < 0)
+		verify[1] = verify[0];
+	/* the whole first: finished, or a revert to make */
+	for (;;) {
+		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, verify, &out)) < 0)
+			goto out;
+		if (out.kind != KB_PERF_REVERT)
+			break;
+		if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+		    (ret = kb_session_refresh(s)) < 0)
+			goto out;
+	}
+	if (out.kind == KB_PERF_DONE) {
+		json_decref(out.verdict);
+		ret = nbusy ? PLAN_WORK : PLAN_FINISH;
+		goto out;
+	}
+	if (s->stop && *s->stop) {
+		ret = nbusy ? PLAN_WORK : PLAN_STOP;
+		goto out;
+	}
+	s->steps_after = out.kind == KB_PERF_RUN ? kb_perf_steps_after(&out) : -1;
+	for (i = 0; i < n; i++) {
+		if (sl[i].pid || sl[i].retired)
+			continue;
+		if ((ret = kb_perf_decide_on(s, i, busy, nbusy, verify, &out)) < 0)
+			goto out;
+		if (out.kind == KB_PERF_REVERT) {
+			if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+			    (ret = kb_session_refresh(s)) < 0)
+				goto out;
+			i--;
+			continue;
+		}
+		if (out.kind == KB_PERF_DONE)
+			json_decref(out.verdict);
+		if (out.kind != KB_PERF_RUN)
+			continue;
+		kb_session_say(s, KB_SAY_STEP, "[machine %d] [%.12s] %s: %s (likeliest "
+			       "culprit %.0f%%)", i, out.sha, out.role, out.note,
+			       100 * out.best_prob);
+		memcpy(sl[i].sha, out.sha, 41);
+		sl[i].runs = out.runs;
+		if ((ret = start(s, &sl[i], i)) < 0)
+			goto out;
+		memcpy(busy[nbusy].sha, out.sha, 41);
+		busy[nbusy++].machine = i;
+	}
+	ret = PLAN_WORK;
+out:
+	free(busy);
+	return ret;
+}
+
 int kb_pool_loop(struct kb_session *s)
 {
 	int n = (int)s->spec.pool.n + 1, i, ret = 0, failed;
@@ -237,9 +362,7 @@ int kb_pool_loop(struct kb_session *s)
 	}
 	ret = 0;
 	for (;;) {
-		struct kb_next next;
-		int active = 0, nbusy = busy_count(sl, n);
-		size_t k, npick, j;
+		int active = 0;
 
 		for (i = 0; i < n; i++)
 			active += !sl[i].retired;
@@ -248,54 +371,22 @@ int kb_pool_loop(struct kb_session *s)
 				       "'kbisect resume'");
 			break;
 		}
-		if ((ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
+		if ((ret = kb_session_refresh(s)) < 0)
 			break;
-		if (next.kind != KB_NEXT_TEST && !nbusy) {
-			kb_next_release(&next);
+		ret = s->spec.bench.has_metric ? plan_boots(s, sl, n) :
+		      plan_tests(s, sl, n, active, busy, alive, pick);
+		if (ret == PLAN_FINISH) {
 			ret = kb_session_finish(s);
 			break;
 		}
-		if (s->stop && *s->stop && !nbusy) {
-			kb_next_release(&next);
+		if (ret == PLAN_STOP) {
 			ret = kb_error(KB_EINTR, "stopped; continue with 'kbisect resume'");
 			break;
 		}
-		npick = 0;
-		if (next.kind == KB_NEXT_TEST && !(s->stop && *s->stop) && nbusy < active &&
-		    !round_open(s, sl, n, alive)) {
-			memset(busy, 0, s->dag.g.n);
-			for (i = 0; i < n; i++)
-				if (sl[i].pid)
-					busy[sl[i].node] = 1;
-			k = (size_t)active;
-			npick = kb_bisect_multi(&s->dag.g, s->dag.bad, s->marks, busy, k, pick);
-			/* the only commits left are skipped neighbours: the
-			 * single-machine choice knows how to step away */
-			if (!npick && !nbusy)
-				pick[npick++] = next.commit;
-		}
-		if (npick)
-			kb_session_say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left, "
-				       "%d machine%s (roughly %d round%s)", next.nleft,
-				       next.nleft == 1 ? "" : "s", active, active == 1 ? "" : "s",
-				       kb_bisect_rounds(next.nleft, (size_t)active),
-				       kb_bisect_rounds(next.nleft, (size_t)active) == 1 ? "" : "s");
-		kb_next_release(&next);
-		for (j = 0, i = 0; j < npick && i < n; i++) {
-			char sha[GIT_OID_HEXSZ + 1], *subject;
-
-			if (sl[i].pid || sl[i].retired)
-				continue;
-			git_oid_tostr(sha, sizeof(sha), &s->dag.oid[pick[j]]);
-			subject = kb_session_subject(s, sha);
-			kb_session_say(s, KB_SAY_INFO, "[machine %d] [%s] %s", i, sha, subject);
-			free(subject);
-			if ((ret = start(s, &sl[i], i, pick[j++])) < 0)
-				break;
-		}
-		if (ret < 0 || !busy_count(sl, n)) {
-			if (!ret)
-				ret = kb_error(KB_ERROR, "nothing to test and nothing at work");
+		if (ret < 0)
+			break;
+		if (!busy_count(sl, n)) {
+			ret = kb_error(KB_ERROR, "nothing to test and nothing at work");
 			break;
 		}
 		if ((ret = reap(s, sl, n, &failed)) < 0)

@@ -305,6 +305,7 @@ void kb_session_release(struct kb_session *s)
 	kb_run_rows_free(s->runs, s->nruns);
 	free(s->node_sha);
 	free(s->parent_sha);
+	free(s->run_order);
 	free(s->build_dir);
 	free(s->build_release);
 	memset(s, 0, sizeof(*s));
@@ -531,7 +532,12 @@ int kb_session_next_boot(struct kb_session *s, const char *sha)
 	for (i = 0; i < s->nruns; i++)
 		if (!strcmp(s->runs[i].sha, sha) && s->runs[i].boot > boot)
 			boot = s->runs[i].boot;
-	return boot + 1;
+	boot++;
+	/* the machines of a pool may boot one commit at once: each numbers
+	 * its boots in a class of its own */
+	while (s->spec.pool.n && boot % (int)(s->spec.pool.n + 1) != s->slot)
+		boot++;
+	return boot;
 }
 
 void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
@@ -540,6 +546,7 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_COMMIT=%s", sha);
 	kb_strv_pushf(env, "KBISECT_BOOT=%d", boot);
 	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
+	kb_strv_pushf(env, "KBISECT_MACHINE=%d", s->slot);
 	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
 	kb_strv_pushf(env, "KBISECT_SCALE=%g", s->spec.scale > 0 ? s->spec.scale : 1.0);
@@ -966,10 +973,7 @@ int kb_session_run(struct kb_session *s)
 		ret = kb_compare_loop(s, t);
 		goto out;
 	}
-	if (s->spec.bench.has_metric) {
-		if (s->spec.pool.n)
-			kb_session_say(s, KB_SAY_WARN, "a performance bisection measures on "
-				       "the first machine of the pool only");
+	if (s->spec.bench.has_metric && !s->spec.pool.n) {
 		ret = kb_perf_loop(s, t);
 		goto out;
 	}

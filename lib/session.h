@@ -84,6 +84,7 @@ struct kb_session {
 	volatile int *stop;              /* set by a signal handler: stop soon */
 	char (*node_sha)[41];            /* performance mode: ids of the nodes */
 	char (*parent_sha)[41];          /* and of their first parents */
+	size_t *run_order;               /* performance mode: runs by boot */
 	char *build_dir;                 /* artifacts of the kernel booted now */
 	char *build_release;             /* and its 'uname -r' */
 	const char *guest_init;          /* guests/init, for targets that boot */

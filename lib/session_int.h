@@ -80,6 +80,21 @@ void kb_ahead_stop(struct kb_session *s);
  * into s->next_shas. */
 void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *role);
 int kb_perf_loop(struct kb_session *s, struct kb_target *t);
+struct kb_perf_job;
+struct kb_perf_out;
+/* What machine 'machine' of a pool measures next (-1: the whole), with
+ * 'busy' under way elsewhere and the verification pairs on verify[0] and
+ * verify[1]. */
+int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
+		      size_t nbusy, const int verify[2], struct kb_perf_out *out);
+/* Build, boot and measure 'sha' for 'runs' runs; a commit that fails to
+ * build or set up is skipped (0), at an endpoint that is an error. */
+int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
+			 int runs);
+/* Revert 'culprit' on top of BAD and record it. */
+int kb_perf_make_revert(struct kb_session *s, const char *culprit);
+/* A guess at the commits still to measure after the one 'out' asks for. */
+int kb_perf_steps_after(const struct kb_perf_out *out);
 int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res);
 int kb_perf_report(struct kb_session *s, json_t **out);

@@ -121,6 +121,120 @@ test_expect_success 'kill -9 of kbisect: its test processes go with it, resume e
 	test "$(cat ic)" = ok
 '
 
+# A noisy benchmark (tests/fixtures/noisy-bench.sh) whose machine 3
+# measures 8% more than the others, more than the 5% step, and whose every
+# run leaves "START machine" and "END machine" in a log.
+cat >apart.sh <<EOF
+echo "START \$KBISECT_MACHINE" >>"$TRASH_DIRECTORY/apart.log"
+f=1
+test "\$KBISECT_MACHINE" = 3 && f=1.08
+sh "$TEST_DIR/fixtures/noisy-bench.sh" | awk -v f=\$f '{ printf "latency: %.4f ms\n", \$2 * f }'
+echo "END \$KBISECT_MACHINE" >>"$TRASH_DIRECTORY/apart.log"
+EOF
+cat >apart.json <<EOF
+{"name": "apart", "command": ["sh", "$TRASH_DIRECTORY/apart.sh"],
+ "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower"},
+ "runs_per_boot": 5}
+EOF
+noisy_bench "$TRASH_DIRECTORY/noisy.json"
+
+test_expect_success 'performance on four machines: the culprit and its checks' '
+	gen_repo p1 --seed 21 --commits 100 --culprits random:0.05 &&
+	C=$(gen_field p1 culprit) &&
+	(cd p1 && "$KBISECT" start good bad $pool4 --bench ../noisy.json --seed 4 \
+		>../p1.out 2>../p1.err &&
+	 "$KBISECT" report --json >../p1.json) &&
+	test "$(json_get p1.json verdict)" = culprit &&
+	test "$(json_get p1.json culprits[0].commit)" = $C &&
+	test "$(json_get p1.json culprits[0].checks.parent_vs_culprit)" = pass &&
+	test "$(json_get p1.json culprits[0].checks.revert)" = pass &&
+	db=p1/.git/kbisect.db &&
+	# every machine measured GOOD and BAD, and probes
+	for m in 0 1 2 3; do
+		test "$(sqlite3 $db "select count(distinct sha) from runs where machine = $m")" -ge 3 ||
+		return 1
+	done &&
+	test "$(sqlite3 $db "select count(distinct machine) from runs
+		where sha = (select sha from runs order by id limit 1)")" = 4 &&
+	# each boot on one machine, its runs 1 to 5
+	test -z "$(sqlite3 $db "select sha, boot from runs group by sha, boot
+		having count(distinct machine) > 1 or count(*) != 5")" &&
+	# boots of different machines overlapped
+	test "$(sqlite3 $db "select count(*) from runs a, runs b where a.machine < b.machine
+		and a.started < b.finished and b.started < a.finished")" -gt 0
+'
+
+test_expect_success 'each pair of the verification measured on one machine' '
+	sed -n "s/^\[machine \([0-9]\)\] \[[0-9a-f]*\] \(parent\|culprit\): verify.*/\1/p" \
+		p1.err | sort -u >pair1 &&
+	sed -n "s/^\[machine \([0-9]\)\] \[[0-9a-f]*\] revert: verify.*/\1/p" \
+		p1.err | sort -u >pair2 &&
+	test "$(wc -l <pair1)" = 1 &&
+	test "$(wc -l <pair2)" -le 1 &&
+	grep -q "baseline of machine 3: BAD" p1.err
+'
+
+test_expect_success 'a machine that measures apart is scaled onto the first; the answer stands' '
+	gen_repo p2 --seed 23 --commits 100 --culprits random:0.05 &&
+	(cd p2 && "$KBISECT" start good bad $pool4 --bench ../apart.json --seed 4 \
+		>../p2.out 2>../p2.err &&
+	 "$KBISECT" report --json >../p2.json) &&
+	test "$(json_get p2.json verdict)" = culprit &&
+	test "$(json_get p2.json culprits[0].commit)" = "$(gen_field p2 culprit)" &&
+	json_list p2.json warnings .message >p2.warn &&
+	sed -n "s/^machine 3 measures +\([0-9.]*\)% against machine 0 at GOOD and BAD.*/\1/p" \
+		p2.warn >p2.pct &&
+	awk "{ exit !(\$1 > 5 && \$1 < 11) }" p2.pct &&
+	grep -q "baseline of machine 3, which measures apart" p2.err &&
+	! grep -q "machine [12] measures" p2.warn &&
+	grep -q "machine 3 measures +" p2.out &&
+	test "$(grep -c "^START" apart.log)" = "$(grep -c "^END" apart.log)"
+'
+
+test_expect_success 'performance: a machine whose process dies is retired; the answer stands' '
+	gen_repo p3 --seed 24 --commits 100 --culprits random:0.05 &&
+	C=$(gen_field p3 culprit) &&
+	cat >slow.json <<-EOF &&
+	{"name": "slow", "command": ["sh", "-c", "sleep 0.3; exec sh $TEST_DIR/fixtures/noisy-bench.sh"],
+	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 5}
+	EOF
+	cd p3 || return 1
+	"$KBISECT" start good bad $pool4 --bench ../slow.json --seed 4 >../p3.out 2>../p3.err &
+	kb=$!
+	n=0 && while ! grep -q "probe:" ../p3.err && test $n -lt 200; do
+		sleep 0.1; n=$((n + 1)); done &&
+	victim=$(pgrep -P $kb | tail -n 1) &&
+	test -n "$victim" &&
+	kill -9 $victim &&
+	wait $kb &&
+	"$KBISECT" report --json >../p3.json &&
+	cd .. &&
+	test "$(json_get p3.json culprits[0].commit)" = $C &&
+	grep -q "^warning: machine [0-3] is out of the pool: the process testing on it was killed" p3.err &&
+	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'interrupted'"'"'")" = 1 &&
+	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'started'"'"'")" = 0
+'
+
+test_expect_success 'performance: kill -9 of kbisect, resume ends it with the same answer' '
+	gen_repo p4 --seed 25 --commits 100 --culprits random:0.05 &&
+	C=$(gen_field p4 culprit) &&
+	cd p4 || return 1
+	"$KBISECT" start good bad $pool4 --bench ../slow.json --seed 4 >../p4.out 2>../p4.err &
+	kb=$!
+	n=0 && while ! grep -q "probe:" ../p4.err && test $n -lt 200; do
+		sleep 0.1; n=$((n + 1)); done &&
+	kill -9 $kb &&
+	{ wait $kb; true; } &&
+	"$KBISECT" resume >../p4b.out 2>../p4b.err &&
+	"$KBISECT" report --json >../p4.json &&
+	cd .. &&
+	test "$(json_get p4.json culprits[0].commit)" = $C &&
+	test "$(sqlite3 p4/.git/kbisect.db "PRAGMA integrity_check")" = ok &&
+	test -z "$(sqlite3 p4/.git/kbisect.db "select sha, boot from runs where state = '"'"'done'"'"'
+		group by sha, boot having count(distinct machine) > 1")"
+'
+
 test_expect_success 'a machines file: the pool in one file' '
 	cat >lab.json <<-\JSON &&
 	{"machines": ["local", {"target": "local", "name": "second"}, "local"]}
