@@ -646,6 +646,26 @@ out:
 	return ret;
 }
 
+/* The samples of 'o' taken on machine 'm' of a pool (into 'keep', whose
+ * samples the caller frees), or 'o' itself without a pool. */
+static const struct kb_perf_obs *on_machine(const struct ctx *c, const struct kb_perf_obs *o,
+					    int m, struct kb_perf_obs *keep)
+{
+	size_t i;
+
+	if (!pooled(c) || !o)
+		return o;
+	free(keep->s);
+	*keep = *o;
+	keep->s = kb_malloc((o->n + 1) * sizeof(*keep->s));
+	keep->alloc = o->n + 1;
+	keep->n = 0;
+	for (i = 0; i < o->n; i++)
+		if (o->s[i].machine == m)
+			keep->s[keep->n++] = o->s[i];
+	return keep;
+}
+
 /*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
@@ -661,12 +681,14 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	double *w = kb_calloc(g->n, sizeof(*w)), best = 0;
 	const struct kb_perf_obs *cur;
 	struct probe_state cur_ps;
+	struct kb_perf_obs keep[4];
 	size_t k, nalive = 0;
 	long best_node = -1, pick = -1;
 	double pick_split = 0;
 	int ret = DECIDED;
 
 	memset(f, 0, sizeof(*f));
+	memset(keep, 0, sizeof(keep));
 	f->node = -1;
 	cur = posterior(c, alive, bad, lo, hi, post);
 	for (k = 0; k < g->n; k++) {
@@ -778,8 +800,9 @@ verify:
 
 		f->node = best_node;
 		f->prob = best;
-		po = find(c, psha);
-		co = find(c, csha);
+		/* each pair compared on its machine only: the same hardware */
+		po = on_machine(c, find(c, psha), in->verify[0], &keep[0]);
+		co = on_machine(c, find(c, csha), in->verify[0], &keep[1]);
 		bp = nboots(po);
 		bc = nboots(co);
 		if (skipped(c, psha) || skipped(c, csha)) {
@@ -847,8 +870,12 @@ revert:
 			if (*in->revert_sha) {
 				double rec;
 
-				ro = find(c, in->revert_sha);
-				switch (seq_test(c, ro, bo, VERIFY_BOOTS, VERIFY_MAX_BOOTS,
+				const struct kb_perf_obs *bo1;
+
+				ro = on_machine(c, find(c, in->revert_sha), in->verify[1],
+						&keep[3]);
+				bo1 = on_machine(c, bo, in->verify[1], &keep[2]);
+				switch (seq_test(c, ro, bo1, VERIFY_BOOTS, VERIFY_MAX_BOOTS,
 						 VERIFY_MAX_BOOTS, 2, VERIFY_ALPHA, &pv, &rec)) {
 				case CAL_MORE:
 					if (!budget_left(c))
@@ -859,7 +886,7 @@ revert:
 						ret = ACTION;
 						goto out;
 					}
-					if (nboots(ro) <= nboots(bo))
+					if (nboots(ro) <= nboots(bo1))
 						run_action(out, in->revert_sha, "revert",
 							   in->p.runs_per_boot, "verify: BAD with "
 							   "the culprit reverted (p=%.3g)", pv);
@@ -886,6 +913,8 @@ revert:
 		}
 	}
 out:
+	for (k = 0; k < 4; k++)
+		free(keep[k].s);
 	free(post);
 	free(w);
 	return ret;

@@ -129,6 +129,29 @@ static void order_runs(struct kb_session *s)
 	free(byboot);
 }
 
+void kb_perf_verify_machines(struct kb_session *s, int v[2])
+{
+	struct kb_event_row *ev;
+	size_t n, i;
+
+	v[0] = 0;
+	v[1] = s->spec.pool.n ? 1 : 0;
+	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		int a, b;
+
+		if (!strcmp(ev[i].kind, "verify") && sscanf(ev[i].detail, "%d %d", &a, &b) == 2 &&
+		    a >= 0 && b >= 0 && (size_t)a <= s->spec.pool.n && (size_t)b <= s->spec.pool.n) {
+			v[0] = a;
+			v[1] = b;
+		}
+	}
+	kb_event_rows_free(ev, n);
+}
+
 struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
@@ -158,6 +181,7 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
 	x->in.machines = s->spec.pool.n ? (int)s->spec.pool.n + 1 : 0;
 	x->in.machine = -1;
+	kb_perf_verify_machines(s, x->in.verify);
 	order_runs(s);
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[s->run_order[i]];

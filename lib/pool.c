@@ -271,21 +271,31 @@ static int plan_boots(struct kb_session *s, struct slot *sl, int n)
 	struct kb_perf_job *busy = kb_calloc((size_t)n, sizeof(*busy));
 	struct kb_perf_out out;
 	size_t nbusy = 0;
-	int verify[2] = { -1, -1 }, i, ret = PLAN_WORK;
+	int verify[2], was[2], i, p, ret = PLAN_WORK;
 
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if (sl[i].pid) {
 			memcpy(busy[nbusy].sha, sl[i].sha, 41);
 			busy[nbusy++].machine = i;
 		}
-		/* the pairs of the verification: on the first two machines */
-		if (!sl[i].retired && verify[0] < 0)
-			verify[0] = i;
-		else if (!sl[i].retired && verify[1] < 0)
-			verify[1] = i;
+	/* the pairs of the verification: a retired machine's pair goes to
+	 * the first machine in service that has none, else to any */
+	kb_perf_verify_machines(s, verify);
+	memcpy(was, verify, sizeof(was));
+	for (p = 0; p < 2; p++) {
+		if (!sl[verify[p]].retired)
+			continue;
+		for (i = 0; i < n && (sl[i].retired || i == verify[!p]); i++)
+			;
+		if (i == n)
+			for (i = 0; i < n && sl[i].retired; i++)
+				;
+		verify[p] = i < n ? i : verify[p];
 	}
-	if (verify[1] < 0)
-		verify[1] = verify[0];
+	if (memcmp(was, verify, sizeof(was)) &&
+	    (ret = kb_store_event(s->store, s->row.id, "verify", "%d %d", verify[0],
+				  verify[1])) < 0)
+		goto out;
 	/* the whole first: finished, or a revert to make */
 	for (;;) {
 		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, verify, &out)) < 0)

@@ -87,6 +87,10 @@ struct kb_perf_out;
  * verify[1]. */
 int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
 		      size_t nbusy, const int verify[2], struct kb_perf_out *out);
+/* The machines of a pool that measure the verification's pairs: parent
+ * and culprit on v[0], BAD and its revert on v[1] (recorded as events of
+ * kind "verify"; the first two machines until one is retired). */
+void kb_perf_verify_machines(struct kb_session *s, int v[2]);
 /* Build, boot and measure 'sha' for 'runs' runs; a commit that fails to
  * build or set up is skipped (0), at an endpoint that is an error. */
 int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,

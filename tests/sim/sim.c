@@ -195,6 +195,8 @@ static void score(struct world *w, json_t *v, struct sim_result *r)
 			r->warmup_warned = 1;
 		if (!strcmp(k, "partial") || !strcmp(k, "multiple"))
 			r->partial_or_multiple = 1;
+		if (!strcmp(k, "machines"))
+			r->machines_warned = 1;
 	}
 }
 

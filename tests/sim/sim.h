@@ -34,6 +34,7 @@ struct sim_result {
 	int verdict_ok;      /* the verdict kind expected for the scenario */
 	int warmup_warned;
 	int partial_or_multiple;
+	int machines_warned; /* a pool: machines measured apart, scaled */
 	long runs;
 	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];

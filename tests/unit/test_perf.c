@@ -3,10 +3,15 @@
  * so these are exact regressions tests of its decisions; tests/bench/sim.sh
  * prints the full figures.
  */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../sim/sim.h"
+#include "graph.h"
+#include "perf.h"
 #include "test.h"
+#include "util.h"
 
 static void rates(const struct sim_scenario *sc, int trials, int *ok, int *wrong,
 		  int *warned)
@@ -74,4 +79,201 @@ TEST(test_perf__warm_up_is_flagged_and_blames_nobody)
 			  "seed %d: a culprit without a warm-up warning", t);
 		CHECK_MSG(r.warmup_warned, "seed %d: warm-up not seen", t);
 	}
+}
+
+/* Pools, on the simulation: the same answers as one machine in less
+ * simulated time (each run a fixed time), and machines that measure apart
+ * scaled and still right. */
+TEST(test_perf__pool_of_four_same_answers_in_less_time)
+{
+	struct sim_scenario sc = { "5/3", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5 };
+	double t1 = 0, t4 = 0;
+	int t, ok = 0, wrong = 0, nscaled = 0;
+
+	for (t = 1; t <= 12; t++) {
+		struct sim_result r;
+
+		sim_trial_pool(&sc, (uint64_t)t, 1, 0, &r);
+		t1 += r.time;
+		sim_trial_pool(&sc, (uint64_t)t, 4, 0, &r);
+		t4 += r.time;
+		ok += r.verdict_ok;
+		wrong += r.wrong_confident;
+		nscaled += r.machines_warned;
+	}
+	CHECK_MSG(ok >= 11 && wrong == 0, "ok %d wrong %d of 12", ok, wrong);
+	CHECK_MSG(t4 < 0.6 * t1, "4 machines took %.0f, 1 took %.0f", t4, t1);
+	/* alike machines are seldom taken for apart (a rank test at 1%) */
+	CHECK_MSG(nscaled <= 2, "alike machines scaled in %d of 12", nscaled);
+}
+
+TEST(test_perf__pool_machines_apart_are_scaled)
+{
+	struct sim_scenario sc = { "5/3", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5 };
+	int t, ok = 0, wrong = 0, warned = 0;
+
+	for (t = 1; t <= 10; t++) {
+		struct sim_result r;
+
+		/* machine m measures 4% x m more: machine 3 12% */
+		sim_trial_pool(&sc, (uint64_t)t, 4, 0.04, &r);
+		ok += r.verdict_ok;
+		wrong += r.wrong_confident;
+		warned += r.machines_warned;
+	}
+	CHECK_MSG(ok >= 9 && wrong == 0, "ok %d wrong %d of 10", ok, wrong);
+	CHECK_MSG(warned == 10, "the machines' scale reported in %d of 10", warned);
+}
+
+/* A line of 'n' commits (node 0 BAD, node n-1 the oldest), commits at and
+ * after node 'culprit' measuring 'step' more; samples added with
+ * add_boot(). */
+struct line {
+	struct kb_graph g;
+	char (*sha)[41], (*psha)[41], good[41];
+	struct kb_perf_obs *obs;
+	size_t nobs, alloc, order;
+	struct kb_perf_in in;
+	int boot;
+};
+
+static void line_init(struct line *l, size_t n)
+{
+	size_t i;
+
+	memset(l, 0, sizeof(*l));
+	l->sha = kb_calloc(n, sizeof(*l->sha));
+	l->psha = kb_calloc(n, sizeof(*l->psha));
+	snprintf(l->good, sizeof(l->good), "%040d", 0);
+	for (i = 0; i < n; i++) {
+		kb_graph_add_node(&l->g);
+		if (i + 1 < n)
+			kb_graph_add_parent(&l->g, i + 1);
+		snprintf(l->sha[i], 41, "%040zx", i + 1);
+	}
+	for (i = 0; i < n; i++)
+		memcpy(l->psha[i], i + 1 < n ? l->sha[i + 1] : l->good, 41);
+	l->in.g = &l->g;
+	l->in.node_sha = (const char (*)[41])l->sha;
+	l->in.parent_sha = (const char (*)[41])l->psha;
+	l->in.good_sha = l->good;
+	kb_perf_params_default(&l->in.p);
+}
+
+/* A boot of 5 runs of 'sha' on machine 'm' around 'level'. */
+static void add_boot(struct line *l, const char *sha, long node, int m, double level)
+{
+	static const double wiggle[5] = { -0.01, 0.004, 0, 0.008, -0.005 };
+	struct kb_perf_obs *o = kb_perf_obs_get(&l->obs, &l->nobs, &l->alloc, sha, node);
+
+	l->boot++;
+	for (int r = 0; r < 5; r++)
+		kb_perf_obs_add_on(o, m, l->boot, r + 1, level * (1 + wiggle[(r + l->boot) % 5]),
+				   l->order++);
+	l->in.obs = l->obs;
+	l->in.nobs = l->nobs;
+}
+
+static void line_free(struct line *l)
+{
+	kb_perf_obs_free(l->obs, l->nobs);
+	kb_graph_release(&l->g);
+	free(l->sha);
+	free(l->psha);
+}
+
+/* Three machines free at once get three commits that cut the range in
+ * about equal parts; the boots under way are never given twice. */
+TEST(test_perf__pool_probes_cut_the_range)
+{
+	struct line l;
+	struct kb_perf_job busy[3];
+	struct kb_perf_out out;
+	long pos[5] = { -1, 40, 40, 40, 40 };
+	int m, i, j;
+
+	line_init(&l, 40);
+	l.in.machines = 3;
+	l.in.busy = busy;
+	for (m = 0; m < 3; m++)
+		for (i = 0; i < 2; i++) {
+			add_boot(&l, l.good, -1, m, 100);
+			add_boot(&l, l.sha[0], 0, m, 110);
+		}
+	for (m = 0; m < 3; m++) {
+		l.in.machine = m;
+		l.in.nbusy = (size_t)m;
+		CHECK(kb_perf_decide(&l.in, &out) == 0);
+		CHECK_MSG(out.kind == KB_PERF_RUN && !strcmp(out.role, "probe"),
+			  "machine %d: %s", m, out.role ? out.role : "?");
+		for (j = 0; j < m; j++)
+			CHECK_MSG(strcmp(busy[j].sha, out.sha), "machine %d got %s twice", m, out.sha);
+		memcpy(busy[m].sha, out.sha, 41);
+		busy[m].machine = m;
+		pos[m + 1] = strtol(out.sha, NULL, 16) - 1;
+	}
+	/* sorted, with the ends: no part more than 16 of the 40 */
+	pos[0] = 0;
+	for (i = 1; i < 5; i++)
+		for (j = i; j > 0 && pos[j] < pos[j - 1]; j--) {
+			long x = pos[j];
+
+			pos[j] = pos[j - 1];
+			pos[j - 1] = x;
+		}
+	for (i = 1; i < 5; i++)
+		CHECK_MSG(pos[i] - pos[i - 1] <= 16, "cuts at %ld %ld %ld", pos[1], pos[2], pos[3]);
+	line_free(&l);
+}
+
+/* The parent and the culprit are measured on verify[0] only, BAD and its
+ * revert on verify[1] only; a third machine gets neither. */
+TEST(test_perf__pool_verification_pairs_stay_on_their_machines)
+{
+	struct line l;
+	struct kb_perf_out out;
+	char revert[41];
+	long k;
+
+	line_init(&l, 30);
+	l.in.machines = 3;
+	l.in.verify[0] = 2;
+	l.in.verify[1] = 0;
+	for (int m = 0; m < 3; m++) {
+		add_boot(&l, l.good, -1, m, 100);
+		add_boot(&l, l.sha[0], 0, m, 110);
+	}
+	/* every commit but the culprit's parent and the culprit decided */
+	for (k = 1; k < 29; k++)
+		if (k != 15 && k != 16)
+			add_boot(&l, l.sha[k], k, 1, k <= 15 ? 110 : 100);
+	add_boot(&l, l.sha[15], 15, 1, 110);
+	add_boot(&l, l.sha[16], 16, 1, 100);
+	l.in.machine = 1;
+	CHECK(kb_perf_decide(&l.in, &out) == 0);
+	CHECK_MSG(out.kind == KB_PERF_REVERT || (out.kind == KB_PERF_RUN &&
+		  strcmp(out.role, "parent") && strcmp(out.role, "culprit") &&
+		  strcmp(out.role, "revert")) || out.kind == KB_PERF_WAIT,
+		  "machine 1 got %s", out.role ? out.role : "?");
+	if (out.kind == KB_PERF_REVERT) {
+		CHECK(!strcmp(out.sha, l.sha[15]));
+		snprintf(revert, sizeof(revert), "r%039d", 1);
+		l.in.revert_of = l.sha[15];
+		l.in.revert_sha = revert;
+		CHECK(kb_perf_decide(&l.in, &out) == 0);
+		CHECK_MSG(out.kind == KB_PERF_WAIT || (out.kind == KB_PERF_RUN &&
+			  (!strcmp(out.role, "good") || !strcmp(out.role, "bad"))),
+			  "machine 1 got %s", out.role ? out.role : "?");
+	}
+	l.in.machine = 2;
+	CHECK(kb_perf_decide(&l.in, &out) == 0);
+	CHECK_MSG(out.kind == KB_PERF_RUN && (!strcmp(out.role, "parent") ||
+		  !strcmp(out.role, "culprit")), "machine 2 got %s (%s)",
+		  out.role ? out.role : "?", out.note);
+	l.in.machine = 0;
+	CHECK(kb_perf_decide(&l.in, &out) == 0);
+	CHECK_MSG(out.kind == KB_PERF_REVERT || (out.kind == KB_PERF_RUN &&
+		  (!strcmp(out.role, "revert") || !strcmp(out.role, "bad"))),
+		  "machine 0 got %s (%s)", out.role ? out.role : "?", out.note);
+	line_free(&l);
 }
