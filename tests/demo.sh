@@ -27,6 +27,11 @@
 # kernel, this machine's root over 9p, a real sshd on a forwarded loopback
 # port), which kbisect switches to each kernel with kexec; the machine file
 # is KBISECT_DEMO_DIR/host.json.
+#
+#   sh tests/demo.sh pool
+#
+# runs it on a pool of two VMs (--target vm-small --target vm-small): two
+# kernels booted and measured at once, each VM with its own baseline.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -35,10 +40,12 @@ base=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}
 demo=$base/linux
 db=$base/demo.db
 target=vm-small
+pool=
 case ${1:-} in
 ssh) target=ssh ;;
+pool) pool="--target vm-small" ;;
 '') ;;
-*) echo "usage: sh tests/demo.sh [ssh]" >&2; exit 2 ;;
+*) echo "usage: sh tests/demo.sh [ssh|pool]" >&2; exit 2 ;;
 esac
 
 if [ "${KBISECT_DEMO_NO_DEPS:-}" != 1 ]; then
@@ -87,11 +94,12 @@ if [ $target = ssh ]; then
 	target=$base/host.json
 fi
 
-echo "== kbisect start demo-good demo-bad --bench demo-create --target $target"
+echo "== kbisect start demo-good demo-bad --bench demo-create --target $target $pool"
 start=$(date +%s)
 set +e
+# shellcheck disable=SC2086 # $pool is empty or two words
 "$top/kbisect" start demo-good demo-bad --repo "$demo" --db "$db" \
-	--bench demo-create --target "$target"
+	--bench demo-create --target "$target" $pool
 status=$?
 set -e
 echo "kbisect start exited with $status after $(( $(date +%s) - start )) s"
