@@ -284,6 +284,14 @@ test_begin_ () {
 	test_title_=$1
 	test_code_=$2
 	test_count=$((test_count + 1))
+	# KBISECT_TEST_RUN="1 2 9": run only these tests of the script
+	case " ${KBISECT_TEST_RUN:-$test_count} " in
+	*" $test_count "*) ;;
+	*)
+		say "ok $test_count # skip $1 (not in KBISECT_TEST_RUN)"
+		test_skipped=$((test_skipped + 1))
+		return 1 ;;
+	esac
 	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
 		say "ok $test_count # skip $1 (missing $missing_prereq_)"
 		test_skipped=$((test_skipped + 1))
