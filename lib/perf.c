@@ -285,10 +285,34 @@ static int busy_n(const struct ctx *c, const char *sha)
 	return n;
 }
 
+/* The verification pair machine 'm' measures. */
+static int pair_of(const struct ctx *c, int m)
+{
+	if (m < 0 || m >= c->in->machines)
+		return -1;
+	return c->in->pair_of ? c->in->pair_of[m] : m % 2;
+}
+
 /* Does the asking machine measure verification pair 'pair'? */
 static int owns(const struct ctx *c, int pair)
 {
-	return !pooled(c) || c->in->machine < 0 || c->in->machine == c->in->verify[pair];
+	return !pooled(c) || c->in->machine < 0 || pair_of(c, c->in->machine) == pair;
+}
+
+/* The boots of 'o' on the asking machine of a pool, else all its boots. */
+static int boots_here(const struct ctx *c, const struct kb_perf_obs *o)
+{
+	int n = 0, last = -1;
+	size_t i;
+
+	if (!pooled(c) || c->in->machine < 0)
+		return nboots(o);
+	for (i = 0; o && i < o->n; i++)
+		if (o->s[i].machine == c->in->machine && o->s[i].boot != last) {
+			n++;
+			last = o->s[i].boot;
+		}
+	return n;
 }
 
 static void wait_action(const struct ctx *c, struct kb_perf_out *out, const char *why)
@@ -646,24 +670,79 @@ out:
 	return ret;
 }
 
-/* The samples of 'o' taken on machine 'm' of a pool (into 'keep', whose
- * samples the caller frees), or 'o' itself without a pool. */
-static const struct kb_perf_obs *on_machine(const struct ctx *c, const struct kb_perf_obs *o,
-					    int m, struct kb_perf_obs *keep)
+/* The value on the scale levels are compared on. */
+static double yval(const struct ctx *c, double v)
 {
-	size_t i;
+	return c->use_log ? log(v) : v;
+}
 
-	if (!pooled(c) || !o)
-		return o;
-	free(keep->s);
-	*keep = *o;
-	keep->s = kb_malloc((o->n + 1) * sizeof(*keep->s));
-	keep->alloc = o->n + 1;
-	keep->n = 0;
-	for (i = 0; i < o->n; i++)
-		if (o->s[i].machine == m)
-			keep->s[keep->n++] = o->s[i];
-	return keep;
+/*
+ * The samples of 'a' and 'b' for verification pair 'pair' on a pool: those
+ * of the pair's machines that have measured both, each machine's moved so
+ * that the median of its samples of the two is the median of all of them.
+ * The two are so compared within each machine, never across machines.
+ * Into keep[0] and keep[1] (whose samples the caller frees); without a
+ * pool, 'a' and 'b' themselves.
+ */
+static void pair_samples(const struct ctx *c, const struct kb_perf_obs *a,
+			 const struct kb_perf_obs *b, int pair, struct kb_perf_obs *keep,
+			 const struct kb_perf_obs **oa, const struct kb_perf_obs **ob)
+{
+	const struct kb_perf_obs *src[2] = { a, b };
+	double *all, *mine, mid;
+	size_t nall = 0, nmine, i, k;
+	int m;
+
+	*oa = a;
+	*ob = b;
+	if (!pooled(c) || !a || !b)
+		return;
+	all = kb_malloc((a->n + b->n + 1) * sizeof(*all));
+	mine = kb_malloc((a->n + b->n + 1) * sizeof(*mine));
+	for (k = 0; k < 2; k++) {
+		free(keep[k].s);
+		keep[k] = *src[k];
+		keep[k].s = kb_malloc((src[k]->n + 1) * sizeof(*keep[k].s));
+		keep[k].alloc = src[k]->n + 1;
+		keep[k].n = 0;
+		for (i = 0; i < src[k]->n; i++)
+			if (pair_of(c, src[k]->s[i].machine) == pair)
+				all[nall++] = yval(c, src[k]->s[i].value);
+	}
+	mid = nall ? kb_median(all, nall) : 0;
+	for (m = 0; m < c->in->machines; m++) {
+		int both = 1;
+
+		if (pair_of(c, m) != pair)
+			continue;
+		nmine = 0;
+		for (k = 0; k < 2; k++) {
+			size_t before = nmine;
+
+			for (i = 0; i < src[k]->n; i++)
+				if (src[k]->s[i].machine == m)
+					mine[nmine++] = yval(c, src[k]->s[i].value);
+			both &= nmine > before;
+		}
+		if (!both)
+			continue;
+		double shift = mid - kb_median(mine, nmine);
+
+		for (k = 0; k < 2; k++)
+			for (i = 0; i < src[k]->n; i++) {
+				struct kb_sample x = src[k]->s[i];
+
+				if (x.machine != m)
+					continue;
+				x.value = c->use_log ? x.value * exp(shift) : x.value + shift;
+				keep[k].s[keep[k].n++] = x;
+			}
+	}
+	/* in the order taken: each boot's samples together */
+	free(all);
+	free(mine);
+	*oa = &keep[0];
+	*ob = &keep[1];
 }
 
 /*
@@ -800,11 +879,10 @@ verify:
 
 		f->node = best_node;
 		f->prob = best;
-		/* each pair compared on its machine only: the same hardware */
-		po = on_machine(c, find(c, psha), in->verify[0], &keep[0]);
-		co = on_machine(c, find(c, csha), in->verify[0], &keep[1]);
-		bp = nboots(po);
-		bc = nboots(co);
+		/* each pair compared within its machines only */
+		pair_samples(c, find(c, psha), find(c, csha), 0, &keep[0], &po, &co);
+		bp = boots_here(c, find(c, psha));
+		bc = boots_here(c, find(c, csha));
 		if (skipped(c, psha) || skipped(c, csha)) {
 			/* the benchmark failed there since: no direct comparison */
 			f->parent_check = "fail";
@@ -872,9 +950,8 @@ revert:
 
 				const struct kb_perf_obs *bo1;
 
-				ro = on_machine(c, find(c, in->revert_sha), in->verify[1],
-						&keep[3]);
-				bo1 = on_machine(c, bo, in->verify[1], &keep[2]);
+				pair_samples(c, find(c, in->revert_sha), bo, 1, &keep[2], &ro,
+					     &bo1);
 				switch (seq_test(c, ro, bo1, VERIFY_BOOTS, VERIFY_MAX_BOOTS,
 						 VERIFY_MAX_BOOTS, 2, VERIFY_ALPHA, &pv, &rec)) {
 				case CAL_MORE:
@@ -886,7 +963,8 @@ revert:
 						ret = ACTION;
 						goto out;
 					}
-					if (nboots(ro) <= nboots(bo1))
+					if (boots_here(c, find(c, in->revert_sha)) <=
+					    boots_here(c, bo))
 						run_action(out, in->revert_sha, "revert",
 							   in->p.runs_per_boot, "verify: BAD with "
 							   "the culprit reverted (p=%.3g)", pv);

@@ -97,15 +97,17 @@ struct kb_perf_in {
 	/*
 	 * A pool (machines > 1): the free machine that asks what to measure
 	 * (-1: the state of the whole, for status and the end), the boots the
-	 * others have under way, and the machines that measure the pairs of
-	 * the verification, each pair on one: parent and culprit on verify[0],
-	 * BAD and its revert on verify[1].
+	 * others have under way, and the pair of the verification each
+	 * machine measures: 0 parent and culprit, 1 BAD and its revert, -1
+	 * none (NULL: machine m measures pair m % 2).  Each machine of a pair
+	 * measures both of its commits in turn, and the two are compared
+	 * within each machine.
 	 */
 	int machines;
 	int machine;
 	const struct kb_perf_job *busy;
 	size_t nbusy;
-	int verify[2];
+	const signed char *pair_of;
 };
 
 enum kb_perf_kind {

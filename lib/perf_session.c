@@ -129,27 +129,37 @@ static void order_runs(struct kb_session *s)
 	free(byboot);
 }
 
-void kb_perf_verify_machines(struct kb_session *s, int v[2])
+signed char *kb_perf_pairs(struct kb_session *s)
 {
+	size_t n = s->spec.pool.n + 1, i;
+	signed char *pair = kb_calloc(n, 1);
 	struct kb_event_row *ev;
-	size_t n, i;
+	size_t nev;
 
-	v[0] = 0;
-	v[1] = s->spec.pool.n ? 1 : 0;
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	for (i = 0; i < n; i++)
+		pair[i] = (signed char)(i % 2);
+	if (kb_store_events(s->store, s->row.id, &ev, &nev) < 0) {
 		kb_error_clear();
-		return;
+		return pair;
 	}
-	for (i = 0; i < n; i++) {
-		int a, b;
+	for (i = 0; i < nev; i++) {
+		const char *p = ev[i].detail;
+		size_t m;
 
-		if (!strcmp(ev[i].kind, "verify") && sscanf(ev[i].detail, "%d %d", &a, &b) == 2 &&
-		    a >= 0 && b >= 0 && (size_t)a <= s->spec.pool.n && (size_t)b <= s->spec.pool.n) {
-			v[0] = a;
-			v[1] = b;
+		if (strcmp(ev[i].kind, "verify"))
+			continue;
+		for (m = 0; m < n && *p; m++) {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			pair[m] = (signed char)(v < 0 ? -1 : v > 1 ? 1 : v);
+			p = end;
 		}
 	}
-	kb_event_rows_free(ev, n);
+	kb_event_rows_free(ev, nev);
+	return pair;
 }
 
 struct input {
@@ -157,6 +167,7 @@ struct input {
 	struct kb_perf_obs *obs;
 	size_t nobs, alloc;
 	char revert_of[41], revert_sha[41];
+	signed char *pairs;
 };
 
 static int build_input(struct kb_session *s, struct input *x)
@@ -181,7 +192,8 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
 	x->in.machines = s->spec.pool.n ? (int)s->spec.pool.n + 1 : 0;
 	x->in.machine = -1;
-	kb_perf_verify_machines(s, x->in.verify);
+	if (s->spec.pool.n)
+		x->in.pair_of = x->pairs = kb_perf_pairs(s);
 	order_runs(s);
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[s->run_order[i]];
@@ -206,7 +218,7 @@ static int build_input(struct kb_session *s, struct input *x)
 }
 
 int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
-		      size_t nbusy, const int verify[2], struct kb_perf_out *out)
+		      size_t nbusy, const signed char *pairs, struct kb_perf_out *out)
 {
 	struct input x;
 	int ret;
@@ -216,12 +228,11 @@ int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_jo
 	x.in.machine = machine;
 	x.in.busy = busy;
 	x.in.nbusy = nbusy;
-	if (verify) {
-		x.in.verify[0] = verify[0];
-		x.in.verify[1] = verify[1];
-	}
+	if (pairs)
+		x.in.pair_of = pairs;
 	ret = kb_perf_decide(&x.in, out);
 	kb_perf_obs_free(x.obs, x.nobs);
+	free(x.pairs);
 	return ret;
 }
 
@@ -235,6 +246,7 @@ static int decide(struct kb_session *s, struct kb_perf_out *out, int summary)
 	x.in.summary = summary;
 	ret = kb_perf_decide(&x.in, out);
 	kb_perf_obs_free(x.obs, x.nobs);
+	free(x.pairs);
 	return ret;
 }
 
@@ -462,6 +474,7 @@ static void next_if(struct kb_session *s, const char *sha, double value)
 	}
 	kb_error_clear();
 	kb_perf_obs_free(x.obs, x.nobs);
+	free(x.pairs);
 }
 
 /* The median of the samples of 'sha' (0 when there are none). */

@@ -271,34 +271,32 @@ static int plan_boots(struct kb_session *s, struct slot *sl, int n)
 	struct kb_perf_job *busy = kb_calloc((size_t)n, sizeof(*busy));
 	struct kb_perf_out out;
 	size_t nbusy = 0;
-	int verify[2], was[2], i, p, ret = PLAN_WORK;
+	signed char *pairs = kb_perf_pairs(s), *was = kb_calloc((size_t)n, 1);
+	int i, k, ret = PLAN_WORK;
 
 	for (i = 0; i < n; i++)
 		if (sl[i].pid) {
 			memcpy(busy[nbusy].sha, sl[i].sha, 41);
 			busy[nbusy++].machine = i;
 		}
-	/* the pairs of the verification: a retired machine's pair goes to
-	 * the first machine in service that has none, else to any */
-	kb_perf_verify_machines(s, verify);
-	memcpy(was, verify, sizeof(was));
-	for (p = 0; p < 2; p++) {
-		if (!sl[verify[p]].retired)
-			continue;
-		for (i = 0; i < n && (sl[i].retired || i == verify[!p]); i++)
-			;
-		if (i == n)
-			for (i = 0; i < n && sl[i].retired; i++)
-				;
-		verify[p] = i < n ? i : verify[p];
+	/* the pairs of the verification: the machines in service take
+	 * turns, the first parent and culprit, the second BAD and its revert */
+	memcpy(was, pairs, (size_t)n);
+	for (i = 0, k = 0; i < n; i++)
+		pairs[i] = sl[i].retired ? -1 : (signed char)(k++ % 2);
+	if (memcmp(was, pairs, (size_t)n)) {
+		struct kb_buf b = KB_BUF_INIT;
+
+		for (i = 0; i < n; i++)
+			kb_buf_addf(&b, "%s%d", i ? " " : "", pairs[i]);
+		ret = kb_store_event(s->store, s->row.id, "verify", "%s", b.ptr);
+		kb_buf_release(&b);
+		if (ret < 0)
+			goto out;
 	}
-	if (memcmp(was, verify, sizeof(was)) &&
-	    (ret = kb_store_event(s->store, s->row.id, "verify", "%d %d", verify[0],
-				  verify[1])) < 0)
-		goto out;
 	/* the whole first: finished, or a revert to make */
 	for (;;) {
-		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, verify, &out)) < 0)
+		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, pairs, &out)) < 0)
 			goto out;
 		if (out.kind != KB_PERF_REVERT)
 			break;
@@ -319,7 +317,7 @@ static int plan_boots(struct kb_session *s, struct slot *sl, int n)
 	for (i = 0; i < n; i++) {
 		if (sl[i].pid || sl[i].retired)
 			continue;
-		if ((ret = kb_perf_decide_on(s, i, busy, nbusy, verify, &out)) < 0)
+		if ((ret = kb_perf_decide_on(s, i, busy, nbusy, pairs, &out)) < 0)
 			goto out;
 		if (out.kind == KB_PERF_REVERT) {
 			if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
@@ -345,6 +343,8 @@ static int plan_boots(struct kb_session *s, struct slot *sl, int n)
 	ret = PLAN_WORK;
 out:
 	free(busy);
+	free(pairs);
+	free(was);
 	return ret;
 }
 

@@ -83,14 +83,14 @@ int kb_perf_loop(struct kb_session *s, struct kb_target *t);
 struct kb_perf_job;
 struct kb_perf_out;
 /* What machine 'machine' of a pool measures next (-1: the whole), with
- * 'busy' under way elsewhere and the verification pairs on verify[0] and
- * verify[1]. */
+ * 'busy' under way elsewhere and the verification pair of each machine in
+ * 'pairs' (NULL: as recorded). */
 int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
-		      size_t nbusy, const int verify[2], struct kb_perf_out *out);
-/* The machines of a pool that measure the verification's pairs: parent
- * and culprit on v[0], BAD and its revert on v[1] (recorded as events of
- * kind "verify"; the first two machines until one is retired). */
-void kb_perf_verify_machines(struct kb_session *s, int v[2]);
+		      size_t nbusy, const signed char *pairs, struct kb_perf_out *out);
+/* The verification pair each machine of a pool measures (see struct
+ * kb_perf_in; recorded as events of kind "verify", machine m measures
+ * pair m % 2 until then); malloc'd, one per machine. */
+signed char *kb_perf_pairs(struct kb_session *s);
 /* Build, boot and measure 'sha' for 'runs' runs; a commit that fails to
  * build or set up is skipped (0), at an endpoint that is an error. */
 int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,

@@ -164,13 +164,15 @@ test_expect_success 'performance on four machines: the culprit and its checks' '
 		and a.started < b.finished and b.started < a.finished")" -gt 0
 '
 
-test_expect_success 'each pair of the verification measured on one machine' '
+test_expect_success 'each pair of the verification measured on its machines only' '
+	# machines 0 and 2 measure the parent and the culprit, 1 and 3 BAD
+	# and its revert
 	sed -n "s/^\[machine \([0-9]\)\] \[[0-9a-f]*\] \(parent\|culprit\): verify.*/\1/p" \
 		p1.err | sort -u >pair1 &&
-	sed -n "s/^\[machine \([0-9]\)\] \[[0-9a-f]*\] revert: verify.*/\1/p" \
+	sed -n "s/^\[machine \([0-9]\)\] \[[0-9a-f]*\] \(revert\|bad\): verify.*/\1/p" \
 		p1.err | sort -u >pair2 &&
-	test "$(wc -l <pair1)" = 1 &&
-	test "$(wc -l <pair2)" -le 1 &&
+	test -s pair1 && test -z "$(grep -v "^[02]$" pair1)" &&
+	test -z "$(grep -v "^[13]$" pair2)" &&
 	grep -q "baseline of machine 3: BAD" p1.err
 '
 
@@ -185,7 +187,6 @@ test_expect_success 'a machine that measures apart is scaled onto the first; the
 	sed -n "s/^machine 3 measures +\([0-9.]*\)% against machine 0 at GOOD and BAD.*/\1/p" \
 		p2.warn >p2.pct &&
 	awk "{ exit !(\$1 > 5 && \$1 < 11) }" p2.pct &&
-	grep -q "baseline of machine 3, which measures apart" p2.err &&
 	! grep -q "machine [12] measures" p2.warn &&
 	grep -q "machine 3 measures +" p2.out &&
 	test "$(grep -c "^START" apart.log)" = "$(grep -c "^END" apart.log)"
@@ -212,7 +213,8 @@ test_expect_success 'performance: a machine whose process dies is retired; the a
 	cd .. &&
 	test "$(json_get p3.json culprits[0].commit)" = $C &&
 	grep -q "^warning: machine [0-3] is out of the pool: the process testing on it was killed" p3.err &&
-	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'interrupted'"'"'")" = 1 &&
+	# the run it was in, if it was in one, is cut short
+	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'interrupted'"'"'")" -le 1 &&
 	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'started'"'"'")" = 0
 '
 

@@ -230,8 +230,6 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 	in.p.runs_per_boot = sc->runs_per_boot;
 	in.p.seed = seed;
 	in.machines = machines;
-	in.verify[0] = 0;
-	in.verify[1] = machines > 1 ? 1 : 0;
 	in.busy = busy;
 	if (getenv("SIM_TRACE"))
 		for (int e = 0; e < sc->neffects; e++)

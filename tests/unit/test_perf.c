@@ -226,8 +226,9 @@ TEST(test_perf__pool_probes_cut_the_range)
 	line_free(&l);
 }
 
-/* The parent and the culprit are measured on verify[0] only, BAD and its
- * revert on verify[1] only; a third machine gets neither. */
+/* The parent and the culprit are measured on the machines of pair 0 only,
+ * BAD and its revert on those of pair 1; a machine of neither gets
+ * neither. */
 TEST(test_perf__pool_verification_pairs_stay_on_their_machines)
 {
 	struct line l;
@@ -235,10 +236,11 @@ TEST(test_perf__pool_verification_pairs_stay_on_their_machines)
 	char revert[41];
 	long k;
 
+	static const signed char pairs[3] = { 1, -1, 0 };
+
 	line_init(&l, 30);
 	l.in.machines = 3;
-	l.in.verify[0] = 2;
-	l.in.verify[1] = 0;
+	l.in.pair_of = pairs;
 	for (int m = 0; m < 3; m++) {
 		add_boot(&l, l.good, -1, m, 100);
 		add_boot(&l, l.sha[0], 0, m, 110);
