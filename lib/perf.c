@@ -1412,9 +1412,15 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 		go = find(&c, in->good_sha);
 		bo = find(&c, in->node_sha[in->bad]);
 	}
-	/* boots under way elsewhere count for the balance of GOOD and BAD */
+	/* boots under way elsewhere count for the balance of GOOD and BAD;
+	 * a machine of a pool keeps its own GOOD and BAD in balance first,
+	 * so that no machine measures only one of them */
 	bg = nboots(go) + busy_n(&c, in->good_sha);
 	bb = nboots(bo) + busy_n(&c, in->node_sha[in->bad]);
+	if (pooled(&c) && in->machine >= 0 && boots_here(&c, go) != boots_here(&c, bo)) {
+		bg = boots_here(&c, go);
+		bb = boots_here(&c, bo);
+	}
 	/* 1. calibrate */
 	if (nboots(go) < in->p.min_cal_boots || nboots(bo) < in->p.min_cal_boots) {
 		if (bg <= bb)
