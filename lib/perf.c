@@ -1265,7 +1265,7 @@ static double *values_on(const struct ctx *c, const struct kb_perf_obs *o, int m
 	*n = 0;
 	for (size_t i = 0; o && i < o->n; i++)
 		if (o->s[i].machine == m && o->s[i].run > c->in->p.warmup)
-			y[(*n)++] = c->use_log ? log(o->s[i].value) : o->s[i].value;
+			y[(*n)++] = yval(c, o->s[i].value);
 	return y;
 }
 
@@ -1489,13 +1489,8 @@ no_difference:
 	    c.scaled[in->machine] && budget_left(&c) &&
 	    0.5 * 1.2533 * c.sigma * sqrt(c.scale_inv_n[in->machine]) > 0.25 * eff) {
 		int m = in->machine;
-		size_t n1, n2;
-		double *y1 = values_on(&c, find(&c, in->good_sha), m, &n1),
-		       *y2 = values_on(&c, find(&c, in->node_sha[in->bad]), m, &n2);
 
-		free(y1);
-		free(y2);
-		if (n1 <= n2)
+		if (boots_here(&c, go) <= boots_here(&c, bo))
 			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
 				   "the baseline of machine %d, which measures apart: GOOD", m);
 		else

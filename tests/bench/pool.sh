@@ -19,6 +19,25 @@ trap 'rm -rf "$dir"' EXIT
 
 mode=${4:-both}
 
+# targets K: K local machines as --target words
+targets () {
+	i=0
+	while [ $i -lt "$1" ]; do
+		printf ' --target local'
+		i=$((i + 1))
+	done
+}
+
+# row K RIGHT COUNT WALL: a line of the table, the wall time against the
+# first size's ($base, set by the first row)
+row () {
+	mean=$(awk -v w="$4" -v n="$histories" 'BEGIN { printf "%.1f", w / n }')
+	[ -n "$base" ] || base=$mean
+	printf '%-9s %4d/%-2d %7.1f %9s %8.2fx\n' "$1" "$2" "$histories" \
+		"$(awk -v t="$3" -v n="$histories" 'BEGIN { print t / n }')" "$mean" \
+		"$(awk -v m="$mean" -v b="$base" 'BEGIN { print m / b }')"
+}
+
 passfail () {
 echo "pass/fail, $histories histories of $commits commits, $per s a test"
 printf '%-9s %7s %7s %9s %9s\n' machines right tests "wall s" "vs 1"
@@ -32,12 +51,7 @@ for k in 1 2 4; do
 			--merge-rate 0.1 >"$repo.gen"
 		culprit=$(sed -n 's/^culprit \([0-9a-f]*\) .*/\1/p' "$repo.gen" | head -n 1)
 		path=$(sed -n 's/^culprit [0-9a-f]* \([^ ]*\) .*/\1/p' "$repo.gen" | head -n 1)
-		targets=
-		i=0
-		while [ $i -lt $k ]; do
-			targets="$targets --target local"
-			i=$((i + 1))
-		done
+		targets=$(targets "$k")
 		start=$(date +%s.%N)
 		# shellcheck disable=SC2086 # $targets is a word list
 		(cd "$repo" && "$top/kbisect" start good bad $targets \
@@ -50,11 +64,7 @@ for k in 1 2 4; do
 		wall=$(awk -v a="$wall" -v s="$start" -v e="$end" 'BEGIN { print a + e - s }')
 		h=$((h + 1))
 	done
-	mean=$(awk -v w="$wall" -v n="$histories" 'BEGIN { printf "%.1f", w / n }')
-	[ -n "$base" ] || base=$mean
-	printf '%-9s %4d/%-2d %7.1f %9s %8.2fx\n' "$k" "$right" "$histories" \
-		"$(awk -v t="$tests" -v n="$histories" 'BEGIN { print t / n }')" "$mean" \
-		"$(awk -v m="$mean" -v b="$base" 'BEGIN { print m / b }')"
+	row "$k" "$right" "$tests" "$wall"
 done
 }
 
@@ -75,12 +85,7 @@ for k in 1 2 4; do
 		"$top/tests/gen/genrepo" "$repo" --seed $((600 + h)) --commits "$commits" \
 			--merge-rate 0.1 --culprits random:0.05 >"$repo.gen"
 		culprit=$(sed -n 's/^culprit \([0-9a-f]*\) .*/\1/p' "$repo.gen" | head -n 1)
-		targets=
-		i=0
-		while [ $i -lt $k ]; do
-			targets="$targets --target local"
-			i=$((i + 1))
-		done
+		targets=$(targets "$k")
 		start=$(date +%s.%N)
 		# shellcheck disable=SC2086 # $targets is a word list
 		(cd "$repo" && "$top/kbisect" start good bad $targets --bench "$dir/bench.json" \
@@ -93,11 +98,7 @@ for k in 1 2 4; do
 		wall=$(awk -v a="$wall" -v s="$start" -v e="$end" 'BEGIN { print a + e - s }')
 		h=$((h + 1))
 	done
-	mean=$(awk -v w="$wall" -v n="$histories" 'BEGIN { printf "%.1f", w / n }')
-	[ -n "$base" ] || base=$mean
-	printf '%-9s %4d/%-2d %7.1f %9s %8.2fx\n' "$k" "$right" "$histories" \
-		"$(awk -v t="$runs" -v n="$histories" 'BEGIN { print t / n }')" "$mean" \
-		"$(awk -v m="$mean" -v b="$base" 'BEGIN { print m / b }')"
+	row "$k" "$right" "$runs" "$wall"
 done
 }
 
