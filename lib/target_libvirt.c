@@ -19,12 +19,18 @@
  * the guest's /bin/sh runs as init (guests/init with the job in front of
  * it), and both serial ports are read through the connection (consoles
  * opened before the guest runs) into the same files as for a local VM.
+ *
+ * One thread calls libvirt, and never waits inside it for a guest: the
+ * consoles of a remote guest are non-blocking streams, whose data comes in
+ * with the answers to the calls that ask whether the domain still runs.
+ * A libvirt that goes away in the middle of a boot is an error of the
+ * infrastructure, never a verdict on the kernel: nothing is marked, and the
+ * session goes on at "kbisect resume".
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,13 +49,11 @@
 
 enum { VOL_KERNEL, VOL_SCRATCH, VOL_JOB, NVOLS };
 
-/* A serial port of a remote guest, copied into a local file by a thread. */
+/* A serial port of a remote guest, copied into a local file as it comes. */
 struct port_reader {
 	virStreamPtr st;
 	int fd;
-	pthread_t thread;
-	int started;
-	volatile int ended;
+	int ended;                 /* the stream ended, or broke */
 };
 
 struct vm_target {
@@ -179,6 +183,22 @@ static int open_pool(struct vm_target *t)
 	return 0;
 }
 
+/* Connect to libvirt (again: a connection that broke is dropped first). */
+static int connect_libvirt(struct vm_target *t)
+{
+	if (t->pool)
+		virStoragePoolFree(t->pool);
+	if (t->conn)
+		virConnectClose(t->conn);
+	t->pool = NULL;
+	t->conn = virConnectOpen(t->uri ? t->uri : "qemu:///system");
+	if (!t->conn)
+		return kb_error(KB_EINFRA, "cannot connect to libvirt at %s: %s (is libvirtd "
+				"running, and may this user use it?)",
+				t->uri ? t->uri : "qemu:///system", virt_msg());
+	return t->remote ? open_pool(t) : 0;
+}
+
 static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env)
 {
 	struct vm_target *t;
@@ -233,16 +253,7 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 				"vcpus >= 1, scratch_mib >= 16, boot_timeout >= 5");
 	}
 	virSetErrorFunc(NULL, quiet_errors);
-	t->conn = virConnectOpen(t->uri ? t->uri : "qemu:///system");
-	if (!t->conn) {
-		int ret = kb_error(KB_EINFRA, "cannot connect to libvirt at %s: %s (is "
-				   "libvirtd running, and may this user use it?)",
-				   t->uri ? t->uri : "qemu:///system", virt_msg());
-
-		t->base.ops->close(&t->base);
-		return ret;
-	}
-	if (t->remote && open_pool(t) < 0) {
+	if (connect_libvirt(t) < 0) {
 		int code = kb_error_code();
 		char *msg = kb_strdup(kb_error_last());
 
@@ -337,15 +348,23 @@ out:
 	return ret;
 }
 
-static void *port_main(void *arg)
+/* Copy what port 'r' has received so far into its file; bytes copied. */
+static int pump_port(struct port_reader *r)
 {
-	struct port_reader *r = arg;
 	char buf[16384];
-	int n;
+	int n, got = 0;
 
-	while ((n = virStreamRecv(r->st, buf, sizeof(buf))) > 0) {
+	while (r->st && !r->ended) {
 		const char *p = buf;
 
+		n = virStreamRecv(r->st, buf, sizeof(buf));
+		if (n == -2)
+			break;          /* nothing more yet */
+		if (n <= 0) {
+			r->ended = 1;   /* the end, or the connection broke */
+			break;
+		}
+		got += n;
 		while (n > 0) {
 			ssize_t w = write(r->fd, p, (size_t)n);
 
@@ -357,50 +376,40 @@ static void *port_main(void *arg)
 			n -= (int)w;
 		}
 	}
-	r->ended = 1;
-	return NULL;
+	return got;
 }
 
-/* Copy the guest's serial port 'dev' ("serial0") into the file 'path'. */
+/* Open the guest's serial port 'dev' ("serial0") to be copied into 'path'. */
 static int open_port(struct vm_target *t, struct port_reader *r, const char *dev,
 		     const char *path)
 {
 	r->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
 	if (r->fd < 0)
 		return kb_error(KB_EINFRA, "cannot write %s: %s", path, strerror(errno));
-	r->st = virStreamNew(t->conn, 0);
+	r->ended = 0;
+	r->st = virStreamNew(t->conn, VIR_STREAM_NONBLOCK);
 	if (!r->st || virDomainOpenConsole(t->dom, dev, r->st, VIR_DOMAIN_CONSOLE_FORCE) < 0)
 		return kb_error(KB_EINFRA, "cannot read the %s of the VM %s: %s", dev, t->name,
 				virt_msg());
-	r->ended = 0;
-	if (pthread_create(&r->thread, NULL, port_main, r) != 0)
-		return kb_error(KB_EINFRA, "cannot start a thread: %s", strerror(errno));
-	r->started = 1;
 	return 0;
 }
 
-/* After the domain is gone: its consoles end; wait for what they had. */
+/* After the domain is gone: keep what the port still had, and close it. */
 static void close_port(struct port_reader *r)
 {
-	if (r->started) {
-		double until = kb_now() + 10;
-
-		while (!r->ended && kb_now() < until)
-			usleep(20000);
-		if (!r->ended)
-			virStreamAbort(r->st);
-		pthread_join(r->thread, NULL);
-		r->started = 0;
-	}
 	if (r->st) {
+		pump_port(r);
 		if (r->ended)
 			virStreamFinish(r->st);
+		else
+			virStreamAbort(r->st);
 		virStreamFree(r->st);
 		r->st = NULL;
 	}
 	if (r->fd >= 0)
 		close(r->fd);
 	r->fd = -1;
+	r->ended = 0;
 }
 
 static void end_boot(struct vm_target *t, int keep_files)
@@ -815,11 +824,14 @@ static void make_nonce(char out[17])
 static int read_data(struct vm_target *t)
 {
 	char buf[65536];
-	int fd = open(t->data_path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
-	int got = 0;
+	int fd, got = 0;
 
-	if (fd < 0)
+	if (t->remote) {
+		pump_port(&t->port[0]);
+		pump_port(&t->port[1]);
+	}
+	if ((fd = open(t->data_path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	while ((n = pread(fd, buf, sizeof(buf), t->data_off)) > 0) {
 		kb_buf_add(&t->data, buf, (size_t)n);
@@ -830,9 +842,21 @@ static int read_data(struct vm_target *t)
 	return got;
 }
 
+/* 1: the domain runs; 0: it ended; -1: libvirt is gone (error set). */
 static int alive(struct vm_target *t)
 {
-	return t->dom && virDomainIsActive(t->dom) == 1;
+	int a;
+
+	if (!t->dom)
+		return 0;
+	if ((a = virDomainIsActive(t->dom)) >= 0)
+		return a;
+	if (virConnectIsAlive(t->conn) == 1)
+		return 0;       /* a transient domain that is gone */
+	return kb_error(KB_EINFRA, "lost the connection to libvirt at %s during the boot "
+			"of %s (%s): nothing is marked; once libvirtd runs again, \"kbisect "
+			"resume\" goes on", t->uri ? t->uri : "qemu:///system", t->name,
+			virt_msg());
 }
 
 /* The line of the console that says why the kernel died, or NULL. */
@@ -911,7 +935,8 @@ static int next_line(struct vm_target *t, struct kb_buf *out, char *line, size_t
 	return 1;
 }
 
-enum wait_result { W_LINE, W_ENDED, W_TIMEOUT };
+/* W_LOST: libvirt went away (the error is set) */
+enum wait_result { W_LINE, W_ENDED, W_TIMEOUT, W_LOST };
 
 /* Wait for the next line of ours, up to 'timeout' seconds without one. */
 static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char *line,
@@ -926,13 +951,21 @@ static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char 
 		if (next_line(t, out, line, len))
 			return W_LINE;
 		if (!got) {
-			if (!alive(t)) {
-				/* a remote guest's last words may still be on their way */
-				double until = kb_now() + 5;
+			int a = alive(t);
 
-				while (t->remote && t->port[1].started && !t->port[1].ended &&
-				       kb_now() < until)
+			if (a < 0)
+				return W_LOST;
+			if (!a) {
+				/* a remote guest's last words may still be on their way:
+				 * they come in with the answers to calls */
+				double until = kb_now() + 5;
+				unsigned long ver;
+
+				while (t->remote && t->port[1].st && !t->port[1].ended &&
+				       kb_now() < until && virConnectGetLibVersion(t->conn, &ver) == 0) {
+					read_data(t);
 					usleep(20000);
+				}
 				read_data(t);
 				if (next_line(t, out, line, len))
 					return W_LINE;
@@ -1009,6 +1042,8 @@ static int boot_once(struct vm_target *t, const char *accel, double timeout, con
 		return 2;
 	}
 	w = wait_line(t, NULL, line, sizeof(line), timeout);
+	if (w == W_LOST)
+		return -1;
 	if (w != W_LINE) {
 		set_fault(t, "at boot", w == W_TIMEOUT, timeout);
 		destroy(t->dom);
@@ -1040,6 +1075,12 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 
 	end_boot(t, 0);
 	base->fault[0] = '\0';
+	if (virConnectIsAlive(t->conn) != 1) {
+		say(t, "the connection to libvirt at %s broke: connecting again",
+		    t->uri ? t->uri : "qemu:///system");
+		if ((ret = connect_libvirt(t)) < 0)
+			return ret;
+	}
 	if (!base->kernel_dir)
 		return kb_error(KB_EINVAL, "the libvirt target boots a kernel: use "
 				"'--build kernel' in a kernel tree");
@@ -1121,6 +1162,10 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 		w = wait_line(t, &out, line, sizeof(line), t->timeout);
 		if (w == W_LINE && sscanf(line, "SETUP-BEGIN %d", &st) == 1)
 			w = wait_line(t, &out, line, sizeof(line), t->timeout);
+		if (w == W_LOST) {
+			ret = -1;
+			goto out;
+		}
 		if (w != W_LINE) {
 			set_fault(t, "during the benchmark's setup", w == W_TIMEOUT, t->timeout);
 			ret = 1;
@@ -1197,6 +1242,10 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 		begun = 1;
 		w = wait_line(t, &out, line, sizeof(line), t->timeout);
 	}
+	if (w == W_LOST) {
+		ret = -1;
+		goto out;
+	}
 	if (w == W_LINE && (sscanf(line, "RUN-END %d %d", &k, &st) != 2 || k != t->next_run)) {
 		ret = kb_error(KB_EINFRA, "the guest of %s said '%s', not the end of run %d",
 			       t->name, line, t->next_run);
@@ -1219,7 +1268,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 		if (wait_line(t, NULL, line, sizeof(line), 30) == W_LINE && !strcmp(line, "DONE")) {
 			double until = kb_now() + 30;
 
-			while (alive(t) && kb_now() < until)
+			while (alive(t) == 1 && kb_now() < until)
 				usleep(50000);
 		}
 		end_boot(t, 0);

@@ -22,6 +22,11 @@
 # a plain command, never after "&&" or inside "if": the shell switches
 # 'set -e' off in those places, even inside the subshell.
 #
+# A test that runs longer than $KBISECT_TEST_TIMEOUT seconds (1200 unless
+# set; 0: no limit) is stopped - its processes get SIGTERM, its cleanup
+# runs, what is left 10 s later gets SIGKILL - and fails, so that one hang
+# cannot hold up the whole run.
+#
 # Output is TAP: "ok N - title", "not ok N - title",
 # "ok N # skip title (missing PREREQ)", diagnostics as "# ..." lines, and
 # the plan "1..N" from test_done.
@@ -225,6 +230,38 @@ test_when_finished () {
 ${test_cleanup_:-}"
 }
 
+# test_kill_tree_ SIGNAL PID...: send SIGNAL to the processes and to all
+# their descendants, those first found all at once.
+test_kill_tree_ () {
+	test_sig_=$1
+	shift
+	test_tree_=
+	test_more_="$*"
+	while test -n "$test_more_"; do
+		test_tree_="$test_tree_ $test_more_"
+		test_more_=$(ps -o pid= --ppid "$(echo $test_more_ | tr ' ' ,)" 2>/dev/null |
+			tr -d ' ' | tr '\n' ' ')
+		test_more_=$(echo $test_more_)
+	done
+	kill "-$test_sig_" $test_tree_ 2>/dev/null
+	echo "$test_tree_"
+}
+
+# test_watchdog_ SECONDS: in the background, stop the test that runs now
+# (every other child of this script) once it has run SECONDS.
+test_watchdog_ () {
+	sleep "$1"
+	test_me_=$(cat "$test_out_.watchdog" 2>/dev/null)
+	test_kids_=$(ps -o pid= --ppid $test_script_pid_ | tr -d ' ' | grep -v -x "$test_me_")
+	test -n "$test_kids_" || exit 0
+	echo "$1" >"$test_out_.timedout"
+	test_tree_=$(test_kill_tree_ TERM $test_kids_)
+	sleep 10
+	kill -KILL $test_tree_ 2>/dev/null
+	exit 0
+}
+test_script_pid_=$$
+
 test_run_ () {
 	test_cleanup_=
 	if test -n "$verbose"; then
@@ -232,13 +269,30 @@ test_run_ () {
 		printf '%s\n' "$1" | say_comment_
 	fi
 	test_start_=$(date +%s)
+	rm -f "$test_out_.timedout" "$test_out_.watchdog"
+	test_watch_=
+	if test "${KBISECT_TEST_TIMEOUT:-1200}" != 0; then
+		test_watchdog_ "${KBISECT_TEST_TIMEOUT:-1200}" </dev/null >/dev/null 2>&1 &
+		test_watch_=$!
+		echo "$test_watch_" >"$test_out_.watchdog"
+	fi
 	(
 		trap 'test_status_=$?; set +e; eval "$test_cleanup_" >/dev/null 2>&1; exit $test_status_' EXIT
+		trap 'exit 124' TERM
 		test -n "$trace" && set -x
 		set -e
 		eval "$1"
 	) >"$test_out_" 2>&1 </dev/null
 	test_status_=$?
+	if test -n "$test_watch_"; then
+		test_kill_tree_ TERM "$test_watch_" >/dev/null
+		wait "$test_watch_" 2>/dev/null
+	fi
+	if test -f "$test_out_.timedout"; then
+		echo "the test ran longer than $(cat "$test_out_.timedout") s: stopped" >>"$test_out_"
+		test "$test_status_" != 0 || test_status_=124
+	fi
+	rm -f "$test_out_.timedout" "$test_out_.watchdog"
 	test_took_=$(($(date +%s) - test_start_))
 	cd "$TRASH_DIRECTORY" || exit 1
 	if test -n "$verbose"; then

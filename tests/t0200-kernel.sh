@@ -263,6 +263,45 @@ test_expect_success LIBVIRT 'a VM that cannot start: tried again, then an error,
 	no_vm_of demo-slow~1
 '
 
+# libvirtd itself stops in the middle of a run, and comes back later.  It is
+# restarted the way the tests' machines start it (libvirtd -d), so not where
+# a service manager looks after it.
+if test_have_prereq LIBVIRT && test "$(id -u)" = 0 && pgrep -x libvirtd >/dev/null &&
+   ! test -d /run/systemd/system; then
+	test_set_prereq RESTART_LIBVIRTD
+fi
+libvirtd_up () {
+	pgrep -x libvirtd >/dev/null || libvirtd -d
+	test_wait_for "virsh -c qemu:///system version >/dev/null 2>&1" 600
+}
+
+test_expect_success RESTART_LIBVIRTD 'libvirtd stops in the middle of a run: an error, nothing marked; resume goes on once it is back' '
+	end_session &&
+	test_when_finished "libvirtd_up" &&
+	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --no-run \
+		--target "$VM" --command "sleep 15" 2>/dev/null &&
+	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
+	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 12000 &&
+	pkill -TERM -x libvirtd &&
+	test_expect_code 1 wait $pid &&
+	grep "lost the connection to libvirt at qemu:///system during the boot of" err1 &&
+	grep "nothing is marked; once libvirtd runs again, \"kbisect resume\" goes on" err1 &&
+	# while it is away: what to do
+	test_expect_code 1 "$KBISECT" resume --db k.db >rep2 2>err2 &&
+	grep "cannot connect to libvirt at qemu:///system: .*is libvirtd running" err2 &&
+	"$KBISECT" status --json --db k.db >st.json &&
+	test "$(json_get st.json tested)" = 0 &&
+	libvirtd_up &&
+	"$KBISECT" resume --db k.db >rep 2>err &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
+	test "$(json_get r.json steps[0].decision)" = good &&
+	# the run that libvirtd left was cut short, and ran again
+	grep "run [0-9]* at [0-9a-f]* was cut short" err &&
+	test -z "$(vms_left err1)"
+'
+
 # Each built-in benchmark, made small, in the guest: two boots of two
 # commits, and a number from every run.
 for b in emptyfiles500k untar fio-randwrite-fsync creat-clo
