@@ -845,18 +845,23 @@ static int read_data(struct vm_target *t)
 /* 1: the domain runs; 0: it ended; -1: libvirt is gone (error set). */
 static int alive(struct vm_target *t)
 {
-	int a;
+	char *why;
+	int a, ret;
 
 	if (!t->dom)
 		return 0;
 	if ((a = virDomainIsActive(t->dom)) >= 0)
 		return a;
-	if (virConnectIsAlive(t->conn) == 1)
+	why = kb_strdup(virt_msg());
+	if (virConnectIsAlive(t->conn) == 1) {
+		free(why);
 		return 0;       /* a transient domain that is gone */
-	return kb_error(KB_EINFRA, "lost the connection to libvirt at %s during the boot "
-			"of %s (%s): nothing is marked; once libvirtd runs again, \"kbisect "
-			"resume\" goes on", t->uri ? t->uri : "qemu:///system", t->name,
-			virt_msg());
+	}
+	ret = kb_error(KB_EINFRA, "lost the connection to libvirt at %s during the boot of %s "
+		       "(%s): nothing is marked; once libvirtd runs again, \"kbisect resume\" "
+		       "goes on", t->uri ? t->uri : "qemu:///system", t->name, why);
+	free(why);
+	return ret;
 }
 
 /* The line of the console that says why the kernel died, or NULL. */

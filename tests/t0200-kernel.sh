@@ -271,8 +271,11 @@ if test_have_prereq LIBVIRT && test "$(id -u)" = 0 && pgrep -x libvirtd >/dev/nu
 	test_set_prereq RESTART_LIBVIRTD
 fi
 libvirtd_up () {
-	pgrep -x libvirtd >/dev/null || libvirtd -d
-	test_wait_for "virsh -c qemu:///system version >/dev/null 2>&1" 600
+	# one that was told to stop may take a while to go
+	test_wait_for "! pgrep -x libvirtd >/dev/null || virsh -c qemu:///system version \
+		>/dev/null 2>&1" 1200 &&
+	{ pgrep -x libvirtd >/dev/null || libvirtd -d; } &&
+	test_wait_for "virsh -c qemu:///system version >/dev/null 2>&1" 1200
 }
 
 test_expect_success RESTART_LIBVIRTD 'libvirtd stops in the middle of a run: an error, nothing marked; resume goes on once it is back' '
