@@ -274,7 +274,8 @@ libvirtd_up () {
 	# one that was told to stop may take a while to go
 	test_wait_for "! pgrep -x libvirtd >/dev/null || virsh -c qemu:///system version \
 		>/dev/null 2>&1" 1200 &&
-	{ pgrep -x libvirtd >/dev/null || libvirtd -d; } &&
+	# not holding the lock of this script, nor its output
+	{ pgrep -x libvirtd >/dev/null || libvirtd -d </dev/null >/dev/null 2>&1 9>&-; } &&
 	test_wait_for "virsh -c qemu:///system version >/dev/null 2>&1" 1200
 }
 
