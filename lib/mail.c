@@ -31,28 +31,6 @@ static int one_line(const char *s)
 	return 1;
 }
 
-/* Fit for a header: printable, one "<...@...>" at the end. */
-static int usable(const char *person)
-{
-	const char *a, *p;
-	size_t n = address(person, &a);
-
-	if (!one_line(person) || !n || !memchr(a, '@', n) || memchr(a, ' ', n))
-		return 0;
-	/* a quoted name: anything but a quote or a backslash inside */
-	if (person[0] == '"') {
-		const char *q = strchr(person + 1, '"');
-
-		return q && q[1] == ' ' && q + 2 == a - 1 && !memchr(person, '\\',
-								   (size_t)(q - person));
-	}
-	/* a name that would add a recipient or need quoting: left out */
-	for (p = person; p < a - 1; p++)
-		if (strchr(",;<>\"\\", *p))
-			return 0;
-	return 1;
-}
-
 static int has_any(const char *s, size_t n, const char *set)
 {
 	size_t i;
@@ -63,24 +41,67 @@ static int has_any(const char *s, size_t n, const char *set)
 	return 0;
 }
 
+/* The length of the quoted-string at the start of 's' ("...", with \" and
+ * \\ inside), or 0 when 's' does not start with a whole one. */
+static size_t quoted_string(const char *s)
+{
+	size_t i = 1;
+
+	if (s[0] != '"')
+		return 0;
+	for (; s[i] && s[i] != '"'; i++)
+		if (s[i] == '\\' && !s[++i])
+			return 0;
+	return s[i] == '"' ? i + 1 : 0;
+}
+
+/* Fit for a header: printable, one "<...@...>" at the end whose address
+ * holds nothing that would end it or start another. */
+static int usable(const char *person)
+{
+	const char *a, *p;
+	size_t n = address(person, &a), q;
+
+	if (!one_line(person) || !n || !memchr(a, '@', n) || has_any(a, n, " ,;:<>\"()[]\\"))
+		return 0;
+	/* a quoted name, then the address */
+	if (person[0] == '"')
+		return (q = quoted_string(person)) && person[q] == ' ' && person + q + 2 == a;
+	/* a name that would add a recipient or need quoting: left out */
+	for (p = person; p < a - 1; p++)
+		if (strchr(",;<>\"\\", *p))
+			return 0;
+	return 1;
+}
+
 /* "Name <address>" with the name quoted when it holds a character that
- * means something in an address list ("Doe, Jane"); NULL when it cannot
- * be written so (a quote or a backslash in it).  Free it. */
+ * means something in an address list ("Doe, Jane"), its quotes and
+ * backslashes escaped; a name quoted already is kept.  NULL when it cannot
+ * be written so: a '<' or '>' in the name, which could hide a second
+ * address.  Free it. */
 static char *quoted(const char *person)
 {
+	struct kb_buf b = KB_BUF_INIT;
 	const char *a;
-	size_t n = address(person, &a), name;
+	size_t n = address(person, &a), name, i;
 
 	if (!n)
 		return NULL;
 	name = (size_t)(a - 1 - person);
 	while (name && person[name - 1] == ' ')
 		name--;
-	if (!name || person[0] == '"' || !has_any(person, name, ",;:()[]@"))
+	if (!name || person[0] == '"' || !has_any(person, name, ",;:()[]@\"\\"))
 		return kb_strdup(person);
-	if (has_any(person, name, "\"\\<>"))
+	if (has_any(person, name, "<>"))
 		return NULL;
-	return kb_asprintf("\"%.*s\" <%.*s>", (int)name, person, (int)n, a);
+	kb_buf_addch(&b, '"');
+	for (i = 0; i < name; i++) {
+		if (person[i] == '"' || person[i] == '\\')
+			kb_buf_addch(&b, '\\');
+		kb_buf_addch(&b, person[i]);
+	}
+	kb_buf_addf(&b, "\" <%.*s>", (int)n, a);
+	return kb_buf_detach(&b);
 }
 
 char *kb_mail_address(const char *person)

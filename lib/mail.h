@@ -4,9 +4,12 @@
  * The people a report about a commit goes to: its author and everyone in
  * its Signed-off-by, Reviewed-by, Acked-by, Tested-by and Reported-by
  * trailers, each once (by address, case-insensitively), in the order
- * they appear.  A value that could break a mail header or add a
- * recipient (a control character, no "<address>" at its end, an address
- * without '@', a name with , ; < > or ") is left out.
+ * they appear.  A name with a character that means something in an
+ * address list (, ; : ( ) [ ] @ " \) is quoted, its quotes and backslashes
+ * escaped ("Doe, \"JJ\" Jane" <jj@example.org>).  A value that could break
+ * a mail header or add a recipient (a control character, no "<address>"
+ * at its end, an address without '@' or with a blank or , ; : < > " ( ) [ ]
+ * \ in it, a name with < or >) is left out.
  */
 #ifndef KB_MAIL_H
 #define KB_MAIL_H

@@ -45,8 +45,13 @@ TEST(test_mail__nothing_that_breaks_a_header)
 	CHECK(kb_mail_people("No Address <>", "Acked-by: <no-at-sign>\n", &v) == 0);
 	CHECK(kb_mail_people(NULL, "Acked-by: A <a@example.org> trailing\n", &v) == 0);
 	CHECK(kb_mail_people(NULL, "Acked-by: M <m@example.org>, B <b@example.org>\n", &v) == 0);
-	CHECK(kb_mail_people(NULL, "Acked-by: \"Q \\\" R\" <q@example.org>\n", &v) == 0);
 	CHECK(kb_mail_people(NULL, "Acked-by: \"Q\"R <q@example.org>\n", &v) == 0);
+	/* an address that would end early or add one, a name that hides one */
+	CHECK(kb_mail_people(NULL, "Acked-by: C <c,bcc@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: C <c\"@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: Ev<il> <e@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: \"Open <o@example.org>\n", &v) == 0);
+	CHECK(kb_mail_people(NULL, "Acked-by: \"Q\\\" <q@example.org>\n", &v) == 0);
 	CHECK(v.n == 0);
 	kb_strv_clear(&v);
 }
@@ -68,6 +73,33 @@ TEST(test_mail__names_that_need_quotes_get_them)
 	CHECK(p && !strcmp(p, "jane@example.org"));
 	free(p);
 	kb_strv_clear(&v);
+}
+
+TEST(test_mail__quotes_in_a_name_escaped)
+{
+	struct kb_strv v = KB_STRV_INIT;
+	char *p;
+
+	CHECK(kb_mail_people("Jane \"JJ\" Doe <jj@example.org>",
+			     "Signed-off-by: Doe, \"JJ\" Jane <jd@example.org>\n"
+			     "Acked-by: \"Q \\\" R\" <q@example.org>\n"
+			     "Tested-by: Back\\slash; Co <b@example.org>\n"
+			     "Reviewed-by: \"Evil $(touch x)\" <e@example.org>\n", &v) == 5);
+	CHECK_MSG(!strcmp(v.v[0], "\"Jane \\\"JJ\\\" Doe\" <jj@example.org>"), "%s", v.v[0]);
+	CHECK_MSG(!strcmp(v.v[1], "\"Doe, \\\"JJ\\\" Jane\" <jd@example.org>"), "%s", v.v[1]);
+	/* quoted already: kept as written */
+	CHECK_MSG(!strcmp(v.v[2], "\"Q \\\" R\" <q@example.org>"), "%s", v.v[2]);
+	CHECK_MSG(!strcmp(v.v[3], "\"Back\\\\slash; Co\" <b@example.org>"), "%s", v.v[3]);
+	CHECK_MSG(!strcmp(v.v[4], "\"Evil $(touch x)\" <e@example.org>"), "%s", v.v[4]);
+	p = kb_mail_address(v.v[1]);
+	CHECK(p && !strcmp(p, "jd@example.org"));
+	free(p);
+	kb_strv_clear(&v);
+	p = kb_mail_person("Lists, \"L\" <list@example.org>");
+	CHECK_MSG(p && !strcmp(p, "\"Lists, \\\"L\\\"\" <list@example.org>"), "%s", p);
+	free(p);
+	/* a name around a second address stays out */
+	CHECK(!kb_mail_person("M <m@example.org>, \"B\" <b@example.org>"));
 }
 
 TEST(test_mail__subject_on_one_line)
