@@ -110,9 +110,9 @@ int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets);
 
 /* Run a loaded session to its verdict and return the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);
-/* Print the text report of a session. */
 /* Print the text report of a session; 'link' (or NULL) is the URL of the
- * report this one follows up. */
+ * report this one follows up.  A control character of any value (a CR in
+ * a commit subject) is printed as a space. */
 void kb_print_report(json_t *report, FILE *to, const char *link);
 
 /* What 'report' was asked to do with the mail. */

@@ -18,6 +18,64 @@ static const struct kb_cmd_help help = {
 	"Exit status: 0 the report names a culprit, 3 it does not, 1 an error."
 };
 
+/*
+ * A copy of the report whose strings hold no control character: each
+ * becomes a space, so that a commit subject or author, a benchmark's name
+ * or description cannot move the cursor or add a line of its own.  The
+ * values printed on lines of their own keep their line ends: a build or
+ * boot error, a shell command, an argv word or a path (quoted, so a
+ * newline stays in the word).
+ */
+static json_t *plain_copy(json_t *v, int keep_lines)
+{
+	json_t *o, *x;
+	const char *k;
+	size_t i;
+
+	if (json_is_object(v)) {
+		o = json_object();
+		json_object_foreach(v, k, x)
+			json_object_set_new(o, k, plain_copy(x, !strcmp(k, "build_error") ||
+						      !strcmp(k, "boot_error") || !strcmp(k, "command") ||
+						      !strcmp(k, "build") || !strcmp(k, "paths")));
+		return o;
+	}
+	if (json_is_array(v)) {
+		o = json_array();
+		json_array_foreach(v, i, x)
+			json_array_append_new(o, plain_copy(x, keep_lines));
+		return o;
+	}
+	if (json_is_string(v)) {
+		char *t = kb_strndup(json_string_value(v), json_string_length(v));
+
+		for (i = 0; i < json_string_length(v); i++)
+			if (((unsigned char)t[i] < 0x20 || t[i] == 0x7f) &&
+			    !(keep_lines && t[i] == '\n'))
+				t[i] = ' ';
+		o = json_stringn(t, json_string_length(v));
+		free(t);
+		return o;
+	}
+	return json_deep_copy(v);
+}
+
+/* 'text' after 'label', each later line of it indented as far. */
+static void print_lines(FILE *to, const char *label, const char *text)
+{
+	int indent = (int)strlen(label);
+
+	fputs(label, to);
+	do {
+		int len = (int)strcspn(text, "\n");
+
+		fprintf(to, "%.*s\n", len, text);
+		text += len + (text[len] == '\n');
+		if (*text)
+			fprintf(to, "%*s", indent, "");
+	} while (*text);
+}
+
 static void print_commit(json_t *c, FILE *to)
 {
 	time_t t = (time_t)json_integer_value(json_object_get(c, "date"));
@@ -192,14 +250,14 @@ static void print_setup(json_t *r, FILE *to)
 			"the target, olddefconfig\n", *kb_str(setup, "kconfig") ?
 			kb_str(setup, "kconfig") : "tinyconfig", kb_str(setup, "fragments"));
 	else if (strcmp(build, "none") && *build)
-		fprintf(to, "  build:     %s\n", build);
+		print_lines(to, "  build:     ", build);
 	if (b) {
 		json_t *cmd = json_object_get(b, "command");
 
 		fprintf(to, "  benchmark: %s%s%s\n", kb_str(b, "name"),
 			*kb_str(b, "description") ? ": " : "", kb_str(b, "description"));
 		if (json_is_string(cmd)) {
-			fprintf(to, "  command:   %s\n", json_string_value(cmd));
+			print_lines(to, "  command:   ", json_string_value(cmd));
 		} else {
 			size_t i;
 
@@ -238,6 +296,8 @@ static void print_setup(json_t *r, FILE *to)
 static void print_reproduce(json_t *r, FILE *to)
 {
 	json_t *setup = json_object_get(r, "setup"), *v;
+	json_t *b = json_object_get(setup, "benchmark"), *cmd = json_object_get(b, "command");
+	const char *build = kb_str(setup, "build");
 	size_t i;
 
 	fprintf(to, "How to reproduce:\n");
@@ -249,10 +309,20 @@ static void print_reproduce(json_t *r, FILE *to)
 		}
 		fputc(' ', to);
 		put_word(to, kb_str(setup, "bad_spec"));
-		fprintf(to, " --bench ");
-		put_word(to, kb_str(json_object_get(setup, "benchmark"), "name"));
+		if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd)) {
+			/* the benchmark --command made */
+			fprintf(to, " --command ");
+			put_word(to, json_string_value(cmd));
+		} else {
+			fprintf(to, " --bench ");
+			put_word(to, kb_str(b, "name"));
+		}
 		fprintf(to, " --target ");
 		put_word(to, kb_str(r, "target"));
+		if (strcmp(build, "none") && strcmp(build, "kernel") && *build) {
+			fprintf(to, " --build ");
+			put_word(to, build);
+		}
 		if (*kb_str(setup, "kconfig")) {
 			fprintf(to, " --kconfig ");
 			put_word(to, kb_str(setup, "kconfig"));
@@ -272,7 +342,7 @@ static void print_reproduce(json_t *r, FILE *to)
 		"kbisect replay bisect.log\n\n");
 }
 
-void kb_print_report(json_t *r, FILE *to, const char *link)
+static void print_report(json_t *r, FILE *to, const char *link)
 {
 	const char *verdict = kb_str(r, "verdict");
 	int perf = !strcmp(kb_str(r, "mode"), "performance");
@@ -374,6 +444,14 @@ void kb_print_report(json_t *r, FILE *to, const char *link)
 			kb_str(json_array_get(culprits, 0), "commit"));
 	else
 		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
+}
+
+void kb_print_report(json_t *r, FILE *to, const char *link)
+{
+	json_t *plain = plain_copy(r, 0);
+
+	print_report(plain, to, link);
+	json_decref(plain);
 }
 
 /* The plot, written whole or not at all. */

@@ -18,12 +18,17 @@ void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *f
 {
 	struct kb_buf b = KB_BUF_INIT;
 	va_list ap;
+	size_t i;
 
 	if (!s->progress || !s->progress->say)
 		return;
 	va_start(ap, fmt);
 	kb_buf_vaddf(&b, fmt, ap);
 	va_end(ap);
+	/* a commit subject's CR or escape sequence must not reach the terminal */
+	for (i = 0; i < b.len; i++)
+		if (((unsigned char)b.ptr[i] < 0x20 && b.ptr[i] != '\n') || b.ptr[i] == 0x7f)
+			b.ptr[i] = ' ';
 	s->progress->say(s->progress->ctx, level, b.ptr);
 	kb_buf_release(&b);
 }

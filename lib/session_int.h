@@ -9,6 +9,8 @@
 #include "run.h"
 #include "session.h"
 
+/* Give the progress callback a message, its control characters other than
+ * line ends (a CR in a commit subject) turned into spaces. */
 void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* The directory of run 'id' (runner files: output, status, lock). */
