@@ -293,14 +293,15 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		/* the kernel under test died or hung */
 		skip = 1;
 	} else if (res->outcome == KB_RUN_EXITED) {
-		snprintf(why, sizeof(why), "the benchmark exited with %d", res->exit_status);
+		snprintf(why, sizeof(why), "benchmark %s: exited with %d", s->spec.bench.name,
+			 res->exit_status);
 		r.state = KB_RUN_ABORTED;
 	} else if (res->outcome == KB_RUN_SIGNALED) {
-		snprintf(why, sizeof(why), "the benchmark was killed by signal %d",
-			 res->term_signal);
+		snprintf(why, sizeof(why), "benchmark %s: killed by signal %d",
+			 s->spec.bench.name, res->term_signal);
 		r.state = KB_RUN_ABORTED;
 	} else {
-		snprintf(why, sizeof(why), "the benchmark %s", res->message);
+		snprintf(why, sizeof(why), "benchmark %s: %s", s->spec.bench.name, res->message);
 		r.state = KB_RUN_ABORTED;
 	}
 	if (skip && !is_node(s, r.sha, &node) && res->outcome == KB_RUN_CRASHED) {

@@ -21,6 +21,12 @@
  * kernel's fault (a skip, or bad with --boot-failure bad).  A host that
  * never comes back is down: the session stops with KB_EINFRA and nothing
  * is marked.
+ *
+ * A connection that drops in the middle of a run is not yet the kernel's
+ * fault: kbisect connects again, and when the host answers on the same
+ * boot (its boot id unchanged), the run runs again, RUN_DROPS times at
+ * most; a host that keeps dropping the connection is down.  A host that
+ * booted meanwhile, or does not answer, lost the run with its kernel.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -38,6 +44,8 @@
 #define RUN_TIMEOUT_DEFAULT 3600.0
 #define RECONNECT_PAUSE 2
 #define OUTPUT_MAX (4u << 20)
+#define RUN_DROPS 2
+#define DROP_WAIT 30.0
 
 struct ssh_target {
 	struct kb_target base;
@@ -60,6 +68,7 @@ struct ssh_target {
 	char *name, *dir;          /* "<session>-<commit>-b<boot>", its directory */
 	char **env;                /* the job's environment, NULL-terminated */
 	char **argv;
+	char *booted_id;           /* the host's boot id on this boot */
 	int runs, next_run;
 	double timeout;
 };
@@ -271,6 +280,8 @@ static void end_boot(struct ssh_target *t)
 	free(t->dir);
 	strv_free(t->env);
 	strv_free(t->argv);
+	free(t->booted_id);
+	t->booted_id = NULL;
 	t->name = t->dir = NULL;
 	t->env = t->argv = NULL;
 	t->runs = t->next_run = 0;
@@ -735,6 +746,8 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 		goto out;
 	}
 	say(t, "%s is back on %s after %.1f s", t->host, rel.ptr, seconds);
+	if (!(t->booted_id = boot_id(t)))
+		kb_error_clear();
 	/* the directory again: /var/tmp may not outlive a boot */
 	if ((ret = make_dirs(t)) < 0)
 		goto out;
@@ -789,6 +802,24 @@ static int ssh_run_start(struct kb_target *base, const struct kb_run_spec *spec,
 	return kb_mkdir_p(rundir, 0700);
 }
 
+/* After a dropped connection: 1 when the host answers again within
+ * 'seconds' on the boot it was on, else 0 (it booted since, or is away). */
+static int same_boot(struct ssh_target *t, double seconds)
+{
+	char *id;
+	int same;
+
+	if (!t->booted_id || wait_back(t, NULL, seconds) != 1) {
+		kb_error_clear();
+		return 0;
+	}
+	id = boot_id(t);
+	same = id && !strcmp(id, t->booted_id);
+	free(id);
+	kb_error_clear();
+	return same;
+}
+
 static int ssh_run_wait(struct kb_target *base, const char *rundir,
 			struct kb_run_result *res, int *found)
 {
@@ -798,7 +829,7 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 	char *path;
 	double start = kb_now();
 	size_t i;
-	int st = -1, ret;
+	int st = -1, ret, drops;
 
 	memset(res, 0, sizeof(*res));
 	*found = 1;
@@ -807,8 +838,36 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 	for (i = 0; t->env[i]; i++)
 		kb_strv_push(&env, t->env[i]);
 	kb_strv_pushf(&env, "KBISECT_RUN=%d", t->next_run);
-	ret = host_run(t, t->dir, (const char *const *)env.v, (const char *const *)t->argv,
-		       t->timeout, &out, &st);
+	for (drops = 0;; drops++) {
+		char why[300];
+
+		ret = host_run(t, t->dir, (const char *const *)env.v,
+			       (const char *const *)t->argv, t->timeout, &out, &st);
+		if (ret >= 0)
+			break;
+		snprintf(why, sizeof(why), "%s", kb_error_last());
+		kb_error_clear();
+		say(t, "the connection to %s dropped in run %d (%s): connecting again",
+		    t->host, t->next_run, why);
+		if (!same_boot(t, DROP_WAIT)) {
+			kb_error(KB_EINFRA, "%s", why);
+			break;  /* lost with its kernel */
+		}
+		if (drops == RUN_DROPS) {
+			kb_strv_clear(&env);
+			kb_buf_release(&out);
+			disconnect(t);
+			end_boot(t);
+			return kb_error(KB_EINFRA, "host %s is down: it dropped the connection "
+					"in run %d %d times, though it kept running.  Nothing is "
+					"marked; check the network to it, then 'kbisect resume'",
+					t->host, t->next_run, RUN_DROPS + 1);
+		}
+		say(t, "%s is still on the same boot: run %d runs again", t->host,
+		    t->next_run);
+		kb_buf_release(&out);
+		start = kb_now();
+	}
 	kb_strv_clear(&env);
 	res->seconds = kb_now() - start;
 	path = kb_asprintf("%s/output", rundir);

@@ -179,4 +179,21 @@ test_expect_success 'output without the metric stops with the benchmark and its 
 	test "$(sqlite3 .git/kbisect.db "select count(*) from runs where state = '"'"'aborted'"'"'")" = 2
 '
 
+test_expect_success 'a benchmark that hangs: stopped at its timeout, an error naming it, nothing marked' '
+	cd flat &&
+	"$KBISECT" reset 2>/dev/null;
+	cat >../hang.json <<-JSON &&
+	{"name": "hangs", "command": "echo started; sleep 100; echo t=1",
+	 "metric": {"name": "t", "regex": "t=([0-9.]+)", "direction": "lower"}, "timeout": 2}
+	JSON
+	test_expect_code 1 "$KBISECT" start good bad --bench ../hang.json 2>err &&
+	grep "benchmark hangs: timed out after 2 s at commit [0-9a-f]*; see .*/output" err &&
+	"$KBISECT" status --json >st.json &&
+	test "$(json_get st.json tested)" = 0 &&
+	test "$(json_get st.json running)" = "[]" &&
+	# nothing of the benchmark is left running
+	! pgrep -f "sleep 100; echo t=1" &&
+	"$KBISECT" reset 2>/dev/null
+'
+
 test_done

@@ -120,6 +120,25 @@ test_expect_success 'a commit that does not build: exit 3 and its error' '
 	grep "DEMO_LIMIT_UNDEFINED" "$TRASH_DIRECTORY/e"
 '
 
+# A full disk: a small file system mounted over the build directory.
+if test "$(id -u)" = 0 && mkdir -p tmpfs-probe && mount -t tmpfs -o size=1m tmpfs tmpfs-probe 2>/dev/null
+then
+	umount tmpfs-probe && test_set_prereq MOUNT
+fi
+
+test_expect_success MOUNT 'a full disk while building: an error that says so, nothing marked; with space the build goes on' '
+	cd "$TRASH_DIRECTORY" &&
+	mount -t tmpfs -o size=12m tmpfs k.db.d/kbuild &&
+	test_when_finished "umount -l \"$TRASH_DIRECTORY/k.db.d/kbuild\"" &&
+	test_expect_code 1 "$KBISECT" build demo-slow~1 --repo "$DEMO" --target libvirt \
+		--db k.db >full.out 2>full.err &&
+	grep "the disk is full while building [0-9a-f]\{12\} (see .*): free some space, then .kbisect resume." full.err &&
+	! grep "does not build" full.err &&
+	umount k.db.d/kbuild &&
+	"$KBISECT" build demo-slow~1 --repo "$DEMO" --target libvirt --db k.db >full2.out 2>full2.err &&
+	grep "^artifacts " full2.out
+'
+
 # In the guest: stop (exit 200) unless the booted kernel is the commit's,
 # then fail where the culprit's function is in the kernel.
 GUEST_TEST='c=$(echo "$KBISECT_COMMIT" | cut -c1-12); case "$(uname -r)" in *-kb$c) ;; *) echo "booted $(uname -r)"; exit 200 ;; esac; sleep 3; ! grep -q namei_create_throttle "$KBISECT_BUILD/System.map"'
@@ -580,6 +599,32 @@ test_expect_success SSHHOST 'a host that never comes back is down: the session s
 	test "$(json_get st.json tested)" = 0 &&
 	sh "$HOSTVM" cycle "$H" &&
 	test_wait_for "\"$KBISECT\" target m.json >/dev/null 2>&1" 2400
+'
+
+# A command that drops its own connection: it kills the sshd of its session
+# (the first time only, with "once").
+DROP='p=$$; while test "$(cat /proc/$p/comm)" != sshd; do p=$(awk "{ print \$4 }" /proc/$p/stat); done; kill -9 $p; sleep 5'
+
+test_expect_success SSHHOST 'the connection drops in the middle of a run: connected again, the run runs again' '
+	end_session &&
+	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --target m.json \
+		--command "if ! test -e dropped; then touch dropped; $DROP; fi; exit 0" >rep 2>err &&
+	grep "the connection to 127.0.0.1 dropped in run 1" err &&
+	grep "127.0.0.1 is still on the same boot: run 1 runs again" err &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
+	test "$(json_get r.json steps[0].decision)" = good
+'
+
+test_expect_success SSHHOST 'a host that keeps dropping the connection is down: nothing is marked' '
+	end_session &&
+	test_expect_code 1 "$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db \
+		--target m.json --command "$DROP" >rep 2>err &&
+	test "$(grep -c "the connection to 127.0.0.1 dropped in run 1" err)" = 3 &&
+	grep "host 127.0.0.1 is down: it dropped the connection in run 1 3 times" err &&
+	"$KBISECT" status --json --db k.db >st.json &&
+	test "$(json_get st.json tested)" = 0
 '
 
 test_expect_success SSHHOST 'the test host goes away' '
