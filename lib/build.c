@@ -459,16 +459,26 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		}
 		kb_error_clear();
 	}
-	/* one build at a time in a build directory: a build ahead, a build
-	 * of the main loop, a 'kbisect build' */
+	/*
+	 * One build at a time in a build directory: a build ahead, a build of
+	 * the main loop, a 'kbisect build'.  The processes of the build hold
+	 * the lock too (the descriptor is theirs as well), so that the make
+	 * a killed kbisect left running is waited for, never run beside.
+	 */
 	lockp = kb_asprintf("%s.lock", o->builddir);
-	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	lockfd = open(lockp, O_RDWR | O_CREAT, 0600);
 	if (lockfd < 0) {
 		ret = kb_error_errno(KB_EINFRA, "cannot open %s", lockp);
 		goto out;
 	}
-	while (flock(lockfd, LOCK_EX) < 0 && errno == EINTR)
-		;
+	if (flock(lockfd, LOCK_EX | LOCK_NB) < 0) {
+		if (o->say)
+			o->say(o->ctx, "waiting for another build in the same build "
+			       "directory to end (one a stopped kbisect left running ends "
+			       "on its own)");
+		while (flock(lockfd, LOCK_EX) < 0 && errno == EINTR)
+			;
+	}
 	if ((ret = kb_worktree_checkout(repo, o->workdir, commit)) < 0 ||
 	    (ret = kb_mkdir_p(o->builddir, 0755)) < 0)
 		goto out;

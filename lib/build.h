@@ -30,6 +30,8 @@ struct kb_build_opts {
 				     * (after ccache, when there is one) */
 	/* called every few seconds while make runs */
 	void (*progress)(void *ctx, const char *what, double seconds, long lines);
+	/* a note for the user (may be NULL) */
+	void (*say)(void *ctx, const char *msg);
 	void *ctx;
 };
 

@@ -578,6 +578,11 @@ static void build_progress(void *ctx, const char *what, double seconds, long lin
 			       "%.0f s", what, lines, seconds);
 }
 
+static void build_say(void *ctx, const char *msg)
+{
+	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
+}
+
 void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -610,6 +615,7 @@ int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 
 	kb_session_build_opts(s, t, &o);
 	o.progress = build_progress;
+	o.say = build_say;
 	o.ctx = s;
 	git_oid_fromstr(&oid, sha);
 	kb_session_say(s, KB_SAY_INFO, "building %.12s", sha);

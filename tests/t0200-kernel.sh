@@ -217,6 +217,63 @@ test_expect_success LIBVIRT 'a pool of two VMs: two kernels at once, the same cu
 	end_session
 '
 
+# kill -9 at chosen moments of a bisection in VMs: while a kernel builds,
+# while a VM boots, while the test runs in it, each a random bit later than
+# the moment is seen.  The cache of finished kernels is emptied first, so
+# that each build is a real make (incremental, in the same build tree).
+# phase_now: which of those is under way for the session of k.db
+phase_now () {
+	if test -n "$(ls k.db.d/vm 2>/dev/null)"; then
+		if grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null; then
+			echo run
+		else
+			echo boot
+		fi
+	elif pgrep -f "O=$TRASH_DIRECTORY/k.db.d/kbuild" >/dev/null; then
+		echo build
+	fi
+}
+
+test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running, resume each time: the same culprit, each run once' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	rm -rf k.db.cache && : >phases &&
+	(cd "$DEMO" && "$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" \
+		--no-run --target "$VM" --command "$GUEST_TEST" 2>/dev/null) &&
+	i=0 && done= &&
+	while test $i -lt 12 && test -z "$done"; do
+		case $((i % 3)) in 0) want=build ;; 1) want=boot ;; 2) want=run ;; esac
+		{ "$KBISECT" resume --db k.db >>kill.out 2>>kill.err & pid=$!; } &&
+		while kill -0 $pid 2>/dev/null && test "$(phase_now)" != $want; do
+			sleep 0.2
+		done &&
+		sleep $(awk -v s=$i "BEGIN { srand(s); printf \"%.2f\", rand() }") &&
+		if kill -9 $pid 2>/dev/null; then
+			echo "$want $(phase_now)" >>phases
+			echo "--- killed ($want)" >>kill.err
+		else
+			done=yes
+		fi &&
+		{ wait $pid || true; } &&
+		test "$(sqlite3 k.db "PRAGMA integrity_check")" = ok &&
+		i=$((i + 1))
+	done &&
+	cat phases &&
+	# every phase was hit at least once
+	grep "^build" phases && grep "^boot" phases && grep "^run" phases &&
+	grep "waiting for another build in the same build directory" kill.err &&
+	if test -z "$done"; then "$KBISECT" resume --db k.db >>kill.out 2>>kill.err; fi &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
+	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-broken)" &&
+	test "$(json_get r.json steps[0].decision)" = skip &&
+	sq () { sqlite3 -batch k.db "$1"; } &&
+	test "$(sq "SELECT count(*) FROM runs WHERE state = '\''started'\''")" = 0 &&
+	test -z "$(sq "SELECT sha FROM runs WHERE state = '\''done'\'' GROUP BY sha HAVING count(*) != 1")" &&
+	test -z "$(sq "SELECT sha FROM marks GROUP BY sha HAVING count(*) != 1")" &&
+	test -z "$(vms_left kill.err)"
+'
+
 test_expect_success LIBVIRT 'a kernel that panics at boot: a skip, its panic in the report, no VM left' '
 	end_session &&
 	test_expect_code 3 "$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db \
