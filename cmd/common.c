@@ -1,3 +1,5 @@
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -8,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "machine.h"
 
 /*
  * A --db path made absolute: the state directory next to the database is
@@ -324,81 +327,16 @@ const char *kb_guest_init(void)
 	return found;
 }
 
-/* A machine file: by name in configs/machines/, or a path. */
-/* Every key of a machine, its type and its target: 's' a string, 'n' a
- * positive integer, 'z' a non-negative one, 'a' a command (argv). */
-static int check_machine(json_t *m, const char *origin)
-{
-	static const struct { const char *key; char type; } keys[] = {
-		{ "name", 's' }, { "description", 's' }, { "target", 's' },
-		{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
-		{ "boot_timeout", 'n' }, { "pool", 's' },
-		{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
-		{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
-		{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
-		{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
-	};
-	const char *key, *t;
-	json_t *v;
-	size_t i, k;
-
-	if (!json_is_object(m) || !json_is_string(json_object_get(m, "target")))
-		return kb_error(KB_EINVAL, "machine %s has no \"target\" (e.g. \"libvirt\")",
-				origin);
-	json_object_foreach(m, key, v) {
-		for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
-			if (!strcmp(key, keys[k].key))
-				break;
-		if (k == sizeof(keys) / sizeof(keys[0])) {
-			struct kb_buf known = KB_BUF_INIT;
-			int ret;
-
-			for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-				kb_buf_addf(&known, "%s%s", i ? ", " : "", keys[i].key);
-			ret = kb_error(KB_EINVAL, "machine %s: unknown key \"%s\" (known: %s)",
-				       origin, key, known.ptr);
-			kb_buf_release(&known);
-			return ret;
-		}
-		switch (keys[k].type) {
-		case 's':
-			if (!json_is_string(v))
-				return kb_error(KB_EINVAL, "machine %s: %s must be a string",
-						origin, key);
-			break;
-		case 'n':
-		case 'z':
-			if (!json_is_integer(v) || json_integer_value(v) < (keys[k].type == 'n'))
-				return kb_error(KB_EINVAL, "machine %s: %s must be a %s integer",
-						origin, key, keys[k].type == 'n' ? "positive" :
-						"non-negative");
-			break;
-		case 'a':
-			for (i = 0; json_is_array(v) && i < json_array_size(v); i++)
-				if (!json_is_string(json_array_get(v, i)))
-					break;
-			if (!json_is_array(v) || !json_array_size(v) || i < json_array_size(v))
-				return kb_error(KB_EINVAL, "machine %s: %s must be a command: a "
-						"list of strings (its argv)", origin, key);
-			break;
-		}
-	}
-	t = json_string_value(json_object_get(m, "target"));
-	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
-	    strncmp(t, "ssh://", 6))
-		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", origin, t);
-	return 0;
-}
-
 /* A machine file by name (configs/machines/NAME.json) or path, read and
  * checked; or, with 'list' set, a file of machines ({"machines": [...]}),
- * which is returned unchecked. */
+ * whose entries are not checked yet. */
 static int load_machine(const char *name, json_t **out, int *list)
 {
-	char *dirs = kb_strdup(kb_machine_dirs()), *p = dirs, *path = NULL, *origin;
-	json_error_t jerr;
-	int ret = 0;
+	char *dirs = kb_strdup(kb_machine_dirs()), *p = dirs, *path = NULL;
+	struct kb_buf text = KB_BUF_INIT;
+	int fd, ret;
 
+	*out = NULL;
 	*list = 0;
 	if (strchr(name, '/') || strstr(name, ".json")) {
 		path = kb_strdup(name);
@@ -419,28 +357,24 @@ static int load_machine(const char *name, json_t **out, int *list)
 		return kb_error(KB_EINVAL, "unknown target '%s': use local, libvirt[:URI], "
 				"ssh://[user@]host[:port], or a machine file (a name in "
 				"configs/machines/ or a path)", name);
-	if (!(*out = json_load_file(path, 0, &jerr))) {
-		ret = kb_error(KB_EINVAL, "machine file %s: %s (line %d)", path, jerr.text,
-			       jerr.line);
+	/* the words jansson's json_load_file() used for a file it cannot open */
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+		ret = kb_error(KB_EINVAL, "machine file %s: unable to open %s: %s (line -1)",
+			       path, path, strerror(errno));
 		free(path);
 		return ret;
 	}
-	if (json_is_object(*out) && json_object_get(*out, "machines") &&
-	    !json_object_get(*out, "target")) {
-		*list = 1;
-		if (json_object_size(*out) != 1 || !json_is_array(json_object_get(*out, "machines")) ||
-		    !json_array_size(json_object_get(*out, "machines")))
-			ret = kb_error(KB_EINVAL, "machines file %s: one key, \"machines\": a "
-				       "list of targets and machines", path);
-	} else {
-		origin = kb_asprintf("file %s", path);
-		ret = check_machine(*out, origin);
-		free(origin);
-	}
+	ret = kb_read_fd(fd, &text, 0, path);
+	close(fd);
 	if (ret < 0) {
-		json_decref(*out);
-		*out = NULL;
+		char *why = kb_strdup(kb_error_last());
+
+		ret = kb_error(KB_EINVAL, "machine file %s: %s", path, why);
+		free(why);
+	} else {
+		ret = kb_machine_parse(text.ptr, path, out, list);
 	}
+	kb_buf_release(&text);
 	free(path);
 	return ret;
 }
@@ -495,19 +429,15 @@ static int expand_target(const char *target, struct kb_strv *specs, json_t *objs
 		json_array_append_new(objs, json_null());
 		return 0;
 	}
+	if ((ret = kb_machine_check_list(m, target)) < 0) {
+		json_decref(m);
+		return ret;
+	}
 	json_array_foreach(json_object_get(m, "machines"), i, e) {
 		if (json_is_string(e)) {
 			kb_strv_push(specs, json_string_value(e));
 			json_array_append_new(objs, json_null());
 		} else {
-			char *origin = kb_asprintf("%zu of %s", i + 1, target);
-
-			ret = check_machine(e, origin);
-			free(origin);
-			if (ret < 0) {
-				json_decref(m);
-				return ret;
-			}
 			kb_strv_push(specs, json_string_value(json_object_get(e, "target")));
 			json_array_append(objs, e);
 		}
