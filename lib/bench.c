@@ -86,6 +86,142 @@ static int check_keys(json_t *obj, const char *const *allowed, const char *origi
 	return 0;
 }
 
+/* A group's weight when ')' closes it; '(' and ')' nest at most this deep. */
+#define REGEX_MAX_DEPTH 32
+/* Copies of the parts of a metric regex that regcomp() may make. */
+#define REGEX_MAX_COPIES 1000
+
+/* The decimal number at *p, read past. */
+static double read_count(const char **p)
+{
+	double v = 0;
+
+	while (isdigit((unsigned char)**p))
+		v = v * 10 + (*(*p)++ - '0');
+	return v;
+}
+
+/* Past a bracket expression "[...]" that starts at p; its end, or the NUL. */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']') {
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '.' || p[1] == '=')) {
+			char close[3] = { p[1], ']', '\0' };
+			const char *end = strstr(p + 2, close);
+
+			if (!end)
+				return p + strlen(p);
+			p = end + 2;
+			continue;
+		}
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+/*
+ * How many copies of its parts glibc's regcomp() makes of an extended
+ * regex: it expands "x{m,n}" into n copies of x, and every copy of a group
+ * holds copies of its own, so "((a{1,255}){1,255})" took 10 seconds and
+ * 800 MB to compile.  An estimate from the bounds and the operators '*',
+ * '+' and '?' (each counted as one more copy), not a parser: what is
+ * not valid is left for regcomp() to refuse.  Stops at the first count
+ * over REGEX_MAX_COPIES (the counts only grow from there); -1 when groups
+ * nest deeper than REGEX_MAX_DEPTH.
+ */
+static double regex_copies(const char *re)
+{
+	double sum[REGEX_MAX_DEPTH + 1], last[REGEX_MAX_DEPTH + 1];
+	const char *p = re;
+	int depth = 0;
+
+	sum[0] = last[0] = 0;
+	while (*p) {
+		double w = 1;
+
+		switch (*p) {
+		case '\\':
+			p += p[1] ? 2 : 1;
+			break;
+		case '[':
+			p = skip_bracket(p);
+			break;
+		case '(':
+			if (depth == REGEX_MAX_DEPTH)
+				return -1;
+			depth++;
+			sum[depth] = last[depth] = 0;
+			p++;
+			continue;
+		case ')':
+			p++;
+			if (!depth)
+				break;
+			/* an empty group is a part too: "()+++" doubles */
+			w = sum[depth] > 1 ? sum[depth] : 1;
+			depth--;
+			break;
+		case '|':
+			last[depth] = 0;
+			p++;
+			continue;
+		case '*':
+		case '?':
+		case '+':
+			/* x+ is xx*; operators piled on one part cost as much
+			 * as copies of it (tens of '?' after x{1,255}: 10 s) */
+			if (!last[depth])
+				last[depth] = 1;
+			sum[depth] += last[depth];
+			last[depth] *= 2;
+			p++;
+			if (sum[depth] > REGEX_MAX_COPIES)
+				return sum[depth];
+			continue;
+		case '{': {
+			double m, n;
+
+			if (!isdigit((unsigned char)p[1])) {
+				p++;            /* not a bound: a '{' */
+				break;
+			}
+			p++;
+			m = n = read_count(&p);
+			if (*p == ',') {
+				p++;
+				n = isdigit((unsigned char)*p) ? read_count(&p) : m + 1;
+			}
+			if (*p == '}')
+				p++;
+			n = n < 1 ? 1 : n > 1e9 ? 1e9 : n;
+			sum[depth] += last[depth] * (n - 1);
+			last[depth] *= n;
+			if (sum[depth] > REGEX_MAX_COPIES)
+				return sum[depth];
+			continue;
+		}
+		default:
+			p++;
+			break;
+		}
+		last[depth] = w;
+		sum[depth] += w;
+		if (sum[depth] > REGEX_MAX_COPIES)
+			return sum[depth];
+	}
+	while (depth) {
+		double w = sum[depth--];
+
+		sum[depth] += w;
+	}
+	return sum[0];
+}
+
 static int parse_metric(struct kb_bench *b, json_t *m, const char *origin)
 {
 	static const char *const keys[] = {
@@ -116,8 +252,18 @@ static int parse_metric(struct kb_bench *b, json_t *m, const char *origin)
 	if (!b->metric.json_path == !b->metric.regex)
 		return field_err(origin, "metric", "needs exactly one of 'json_path' and 'regex'");
 	if (b->metric.regex) {
+		double copies = regex_copies(b->metric.regex);
 		regex_t re;
-		int rc = regcomp(&re, b->metric.regex, REG_EXTENDED);
+		int rc;
+
+		if (copies < 0)
+			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' nests "
+					"groups deeper than %d", origin, REGEX_MAX_DEPTH);
+		if (copies > REGEX_MAX_COPIES)
+			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' repeats "
+					"too much: its bounds {m,n} make more than %d copies of "
+					"its parts to match", origin, REGEX_MAX_COPIES);
+		rc = regcomp(&re, b->metric.regex, REG_EXTENDED);
 
 		if (rc) {
 			char msg[128];
@@ -349,6 +495,9 @@ static int parse_number(const char *s, size_t len, double *out)
 
 int kb_metric_extract(const struct kb_bench *b, const char *output, double *value)
 {
+	if (!b->has_metric)
+		return kb_error(KB_EINVAL, "benchmark %s has no metric: its exit status "
+				"is its result", b->name);
 	if (b->metric.json_path) {
 		const char *start = strchr(output, '{');
 		json_error_t jerr;

@@ -61,7 +61,8 @@ void kb_bench_release(struct kb_bench *b);
 
 /*
  * Extract the metric from a run's output.  KB_EINVAL with a message naming
- * the benchmark and quoting the output when the value is not there.
+ * the benchmark and quoting the output when the value is not there, and
+ * for a benchmark with no metric.
  */
 int kb_metric_extract(const struct kb_bench *b, const char *output, double *value);
 

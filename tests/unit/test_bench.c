@@ -117,3 +117,58 @@ TEST(test_bench__extract)
 				"{\"99.0\":1}}}}]}", &v) == KB_EINVAL);
 	kb_bench_release(&b);
 }
+
+/* A pass/fail benchmark has no metric to extract: an error, not a crash. */
+TEST(test_bench__extract_without_metric)
+{
+	struct kb_bench b;
+	double v = 0;
+
+	CHECK(kb_bench_from_command(&b, "true") == 0 && !b.has_metric);
+	CHECK(kb_metric_extract(&b, "value: 5\n{\"x\":1}", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark command has no metric"));
+	kb_bench_release(&b);
+}
+
+static int regex_parses(const char *regex)
+{
+	struct kb_bench b;
+	char *t = kb_asprintf("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"m\","
+			      "\"regex\":\"%s\",\"direction\":\"lower\"}}", regex);
+	int r = kb_bench_parse(&b, t, "f.json");
+
+	free(t);
+	if (!r)
+		kb_bench_release(&b);
+	return r;
+}
+
+/* regcomp() expands bounds: nested ones took seconds and gigabytes. */
+TEST(test_bench__regex_that_repeats_too_much)
+{
+	char deep[80];
+
+	CHECK(regex_parses("((a{1,255}){1,255}){1,255}") == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark f.json: field 'metric.regex' repeats too much"));
+	CHECK(regex_parses("(a{1,32767})") == KB_EINVAL);
+	CHECK(regex_parses("a{1,1001}") == KB_EINVAL);
+	CHECK(regex_parses("(x+){600}") == KB_EINVAL);
+	CHECK(regex_parses("(ab|c{1,40}){1,40}") == KB_EINVAL);
+	/* found by tests/fuzz/fuzz_bench: optional parts of an optional part */
+	CHECK(regex_parses("m.??????????????????????????*????????????{1,255}") == KB_EINVAL);
+	/* and an empty group doubled by '+': 2 GB */
+	CHECK(regex_parses("()+++++++++{1,255}") == KB_EINVAL);
+	CHECK(regex_parses("(|)++++++++++++") == KB_EINVAL);
+	memset(deep, '(', 33);
+	strcpy(deep + 33, "a");
+	memset(deep + 34, ')', 33);
+	deep[67] = '\0';
+	CHECK(regex_parses(deep) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "nests groups deeper than 32"));
+	/* what metric regexes look like */
+	CHECK(regex_parses("elapsed_ms ([0-9]+)") == 0);
+	CHECK(regex_parses("([[:digit:]]{1,3}[.]){3}[0-9]+") == 0);
+	CHECK(regex_parses("(a{1,100}){1,10}") == 0);
+	CHECK(regex_parses("[{]{1,990} x{2,}") == 0);
+	CHECK(regex_parses(deep + 1) == 0);
+}
