@@ -185,6 +185,36 @@ static int check_schema(struct kb_store *s)
 	return exec(s, "COMMIT", "creating the schema");
 }
 
+/* A database whose pages were damaged can still read its first tables: look
+ * at all of them before anything is read or written. */
+static int check_pages(struct kb_store *s)
+{
+	sqlite3_stmt *st = NULL;
+	int ret = 0;
+
+	if (sqlite3_prepare_v2(s->db, "PRAGMA quick_check(1)", -1, &st, NULL) != SQLITE_OK)
+		return db_fail(s, "checking");
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		ret = db_fail(s, "checking");
+	} else {
+		const char *r = (const char *)sqlite3_column_text(st, 0);
+
+		if (!r || strcmp(r, "ok")) {
+			char *why = kb_strdup(r ? r : "no answer to a check"), *p;
+
+			for (p = why; *p; p++)
+				if (*p == '\n')
+					*p = ' ';
+			ret = kb_error(KB_EINVAL, "%s is not a kbisect database or is damaged "
+				       "(%s); move it away and start again, or give another "
+				       "--db", s->path, why);
+			free(why);
+		}
+	}
+	sqlite3_finalize(st);
+	return ret;
+}
+
 int kb_store_open(struct kb_store **out, const char *path, int flags)
 {
 	struct kb_store *s = kb_calloc(1, sizeof(*s));
@@ -223,6 +253,7 @@ int kb_store_open(struct kb_store **out, const char *path, int flags)
 	}
 	sqlite3_busy_timeout(s->db, 10000);
 	if ((ret = read_version(s, &version)) < 0 ||
+	    (version && (ret = check_pages(s)) < 0) ||
 	    (ret = set_wal(s)) < 0 ||
 	    (ret = exec(s, "PRAGMA synchronous = FULL", "opening")) < 0 ||
 	    (ret = exec(s, "PRAGMA foreign_keys = ON", "opening")) < 0 ||

@@ -235,6 +235,22 @@ test_expect_success 'a --db that is not an sqlite database is left alone' '
 	test ! -e notes.txt.d
 '
 
+test_expect_success 'a damaged database (pages overwritten): a clear error, the file left as it was' '
+	cd repo &&
+	"$KBISECT" start $G $B --command "test ! -e $P" --db dmg.db >/dev/null 2>&1 &&
+	size=$(wc -c <dmg.db) &&
+	test "$size" -ge 8192 &&
+	# garbage over the second half of the file, its header kept
+	awk "BEGIN { for (i = 0; i < 4096; i++) printf \"%c\", 65 + i % 26 }" >junk &&
+	dd if=junk of=dmg.db bs=1 seek=$((size / 2)) conv=notrunc 2>/dev/null &&
+	cp dmg.db dmg.orig &&
+	expect_error status "damaged" status --db dmg.db &&
+	expect_error resume "damaged" resume --db dmg.db &&
+	expect_error report "damaged" report --db dmg.db &&
+	expect_error start "damaged" start $G $B --command true --db dmg.db &&
+	test_cmp dmg.orig dmg.db
+'
+
 test_expect_success 'a --db that is a directory' '
 	cd repo &&
 	mkdir dir.db &&
