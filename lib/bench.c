@@ -186,7 +186,8 @@ static double regex_copies(const char *re)
 		case '{': {
 			double m, n;
 
-			if (!isdigit((unsigned char)p[1])) {
+			/* glibc reads "{,n}" as "{0,n}" */
+			if (!isdigit((unsigned char)p[1]) && p[1] != ',') {
 				p++;            /* not a bound: a '{' */
 				break;
 			}

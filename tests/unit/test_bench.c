@@ -159,6 +159,9 @@ TEST(test_bench__regex_that_repeats_too_much)
 	/* and an empty group doubled by '+': 2 GB */
 	CHECK(regex_parses("()+++++++++{1,255}") == KB_EINVAL);
 	CHECK(regex_parses("(|)++++++++++++") == KB_EINVAL);
+	/* and a bound with no lower count */
+	CHECK(regex_parses("(a{,13277})") == KB_EINVAL);
+	CHECK(regex_parses("a{,9}") == 0);
 	memset(deep, '(', 33);
 	strcpy(deep + 33, "a");
 	memset(deep + 34, ')', 33);
