@@ -59,6 +59,20 @@ tests/sim/bench-sim: tests/sim/bench-sim.c tests/sim/sim.c tests/sim/sim.h lib/l
 tests/gen/genrepo: tests/gen/genrepo.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS)
 
+# libFuzzer harnesses of the parsers of files and output (tests/fuzz/run.sh):
+# the library sources they need built into each with clang and sanitizers
+FUZZ_CC = clang
+FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
+	-Wno-missing-field-initializers -g -O1 -fsanitize=fuzzer,address,undefined \
+	-fno-sanitize-recover=undefined $(PKG_CFLAGS) -Ilib
+FUZZ_BIN = tests/fuzz/fuzz_bench tests/fuzz/fuzz_machine tests/fuzz/fuzz_metric
+FUZZ_LIB = lib/bench.c lib/machine.c lib/util.c
+
+fuzz: $(FUZZ_BIN)
+
+tests/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz.h $(FUZZ_LIB) $(HDRS)
+	$(QUIET_LINK)$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ $< $(FUZZ_LIB) $(LIBS)
+
 check: all tests/unit/run-unit
 	@sh tests/run-tests.sh
 
@@ -77,6 +91,6 @@ deps:
 
 clean:
 	rm -f kbisect lib/*.o lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo \
-		tests/sim/bench-sim
+		tests/sim/bench-sim $(FUZZ_BIN)
 
-.PHONY: all check install deps clean
+.PHONY: all check install deps clean fuzz
