@@ -854,14 +854,16 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 			break;  /* lost with its kernel */
 		}
 		if (drops == RUN_DROPS) {
+			ret = kb_error(KB_EINFRA, "host %s is down: it dropped the "
+				       "connection in run %d %d times, though it kept "
+				       "running.  Nothing is marked; check the network to "
+				       "it, then 'kbisect resume'", t->host, t->next_run,
+				       RUN_DROPS + 1);
 			kb_strv_clear(&env);
 			kb_buf_release(&out);
 			disconnect(t);
 			end_boot(t);
-			return kb_error(KB_EINFRA, "host %s is down: it dropped the connection "
-					"in run %d %d times, though it kept running.  Nothing is "
-					"marked; check the network to it, then 'kbisect resume'",
-					t->host, t->next_run, RUN_DROPS + 1);
+			return ret;
 		}
 		say(t, "%s is still on the same boot: run %d runs again", t->host,
 		    t->next_run);
