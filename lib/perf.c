@@ -142,6 +142,31 @@ static int nboots(const struct kb_perf_obs *o)
 	return n;
 }
 
+/*
+ * The boots of 'o' that ran all their runs.  A boot cut short (kbisect
+ * killed in its middle, its machine retired) keeps its samples, but is not
+ * one of the boots that calibration asks for: a few such boots would leave
+ * too few samples to judge GOOD and BAD by.
+ */
+static int full_boots(const struct ctx *c, const struct kb_perf_obs *o)
+{
+	int n = 0, runs = 0, last = -1;
+	size_t i;
+
+	for (i = 0; o && i <= o->n; i++) {
+		if (i == o->n || o->s[i].boot != last) {
+			if (last >= 0 && runs >= c->in->p.runs_per_boot)
+				n++;
+			if (i == o->n)
+				break;
+			last = o->s[i].boot;
+			runs = 0;
+		}
+		runs++;
+	}
+	return n;
+}
+
 /* The steady z-values of an observation (malloc'd, count in *n). */
 static double *steady(const struct ctx *c, const struct kb_perf_obs *o, size_t *n)
 {
@@ -1415,14 +1440,14 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	/* boots under way elsewhere count for the balance of GOOD and BAD;
 	 * a machine of a pool keeps its own GOOD and BAD in balance first,
 	 * so that no machine measures only one of them */
-	bg = nboots(go) + busy_n(&c, in->good_sha);
-	bb = nboots(bo) + busy_n(&c, in->node_sha[in->bad]);
+	bg = full_boots(&c, go) + busy_n(&c, in->good_sha);
+	bb = full_boots(&c, bo) + busy_n(&c, in->node_sha[in->bad]);
 	if (pooled(&c) && in->machine >= 0 && boots_here(&c, go) != boots_here(&c, bo)) {
 		bg = boots_here(&c, go);
 		bb = boots_here(&c, bo);
 	}
 	/* 1. calibrate */
-	if (nboots(go) < in->p.min_cal_boots || nboots(bo) < in->p.min_cal_boots) {
+	if (full_boots(&c, go) < in->p.min_cal_boots || full_boots(&c, bo) < in->p.min_cal_boots) {
 		if (bg <= bb)
 			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
 				   "calibrate: GOOD, boot %d", bg + 1);

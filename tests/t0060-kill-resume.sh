@@ -153,6 +153,85 @@ while test "$(cat kills.total)" -lt 50 && test $h -lt 15; do
 	"
 done
 
+# A performance bisection, killed the same way: boots of 3 runs with a
+# setup command, a benchmark that logs every sample it gives (commit, boot,
+# run, value) outside kbisect just before it prints it.  The verdict must be
+# that of the same bisection never killed, and the samples in the database
+# exactly those logged: none lost, none taken twice.
+cat >perfbench.sh <<'EOF'
+sleep $(awk -v s="$$" 'BEGIN { srand(s); printf "%.2f", 0.02 + rand() * 0.08 }')
+out=$(sh "$TEST_DIR/fixtures/noisy-bench.sh") || exit 1
+echo "$KBISECT_COMMIT $KBISECT_BOOT $KBISECT_RUN $(echo "$out" | sed 's/[^0-9.]//g')" >>"$1"
+echo "$out"
+EOF
+
+# perf_bench FILE LOG: the benchmark that logs into LOG
+perf_bench () {
+	cat >"$1" <<-JSON
+	{"name": "logged", "command": ["sh", "$TRASH_DIRECTORY/perfbench.sh", "$2"],
+	 "setup": "sleep 0.05",
+	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 3}
+	JSON
+}
+
+test_expect_success 'performance: the bisection never killed' '
+	gen_repo p --seed 61 --commits 60 --culprits random:0.06 &&
+	cp -R p p0 &&
+	perf_bench p0.json "$TRASH_DIRECTORY/p0.ran" &&
+	echo "$(gen_field p good) $(gen_field p bad)" >p.vars &&
+	read PG PB <p.vars &&
+	(cd p0 && "$KBISECT" start $PG $PB --bench ../p0.json --seed 2 >../p0.out 2>../p0.err) &&
+	(cd p0 && "$KBISECT" report --json >../p0.report) &&
+	test "$(json_get p0.report verdict)" = culprit &&
+	test "$(json_get p0.report culprits[0].commit)" = "$(gen_field p culprit)"
+'
+
+test_expect_success SQLITE3 'performance: kill -9 at random moments: the same verdict, every sample once' '
+	perf_bench p.json "$TRASH_DIRECTORY/p.ran" &&
+	: >p.ran && kills=0 && iter=0 && rc= &&
+	read PG PB <p.vars &&
+	cd p &&
+	while test $iter -lt 300; do
+		iter=$((iter + 1))
+		if "$KBISECT" status >/dev/null 2>&1; then
+			"$KBISECT" resume >>../p.out 2>>../p.err &
+		else
+			"$KBISECT" start $PG $PB --bench ../p.json --seed 2 \
+				>>../p.out 2>>../p.err &
+		fi
+		pid=$!
+		if test $kills -lt 30; then
+			sleep $(rand_delay $((7000 + iter)))
+			kill -9 $pid 2>/dev/null || true
+		fi
+		rc=0
+		wait $pid || rc=$?
+		test $rc = 137 || break
+		kills=$((kills + 1))
+		if test -s .git/kbisect.db &&
+		   test "$(sqlite3 .git/kbisect.db "PRAGMA integrity_check")" != ok; then
+			echo "integrity_check failed after kill $kills" >>../p.bad
+		fi
+	done &&
+	test ! -e ../p.bad &&
+	echo "$kills kills, kbisect exited $rc at last" &&
+	test $rc = 0 &&
+	echo $(($(cat ../kills.total) + kills)) >../kills.total &&
+	"$KBISECT" report --json >../p.report &&
+	cd .. &&
+	test "$(json_get p.report verdict)" = "$(json_get p0.report verdict)" &&
+	test "$(json_get p.report culprits[0].commit)" = "$(json_get p0.report culprits[0].commit)" &&
+	sort p.ran >p.ran.sorted &&
+	test -z "$(cut -d" " -f1-3 p.ran.sorted | uniq -d)" &&
+	sqlite3 -batch p/.git/kbisect.db "SELECT sha || '"' '"' || boot || '"' '"' || run || '"' '"' ||
+		printf('"'%.4f'"', value) FROM runs WHERE state = '"'done'"'" | sort >p.db &&
+	test_cmp p.ran.sorted p.db &&
+	test "$(sqlite3 p/.git/kbisect.db "SELECT count(*) FROM runs WHERE state = '"'started'"'")" = 0 &&
+	n=$(grep -c "cut short by a crash" p.err || true) &&
+	echo "$n runs cut short and run again, $(grep -c "collected the result" p.err || true) collected after a crash"
+'
+
 # The gated test: waits until the file "gate" exists, so that the test
 # decides when a run ends, not the clock.
 cat >gated.sh <<'EOF'
