@@ -240,7 +240,7 @@ test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running
 	(cd "$DEMO" && "$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" \
 		--no-run --target "$VM" --command "$GUEST_TEST" 2>/dev/null) &&
 	i=0 && done= &&
-	while test $i -lt 12 && test -z "$done"; do
+	while test $i -lt 9 && test -z "$done"; do
 		case $((i % 3)) in 0) want=build ;; 1) want=boot ;; 2) want=run ;; esac
 		{ "$KBISECT" resume --db k.db >>kill.out 2>>kill.err & pid=$!; } &&
 		while kill -0 $pid 2>/dev/null && test "$(phase_now)" != $want; do
