@@ -182,6 +182,45 @@ static void line_free(struct line *l)
 	free(l->psha);
 }
 
+/* Boots cut short (kbisect killed after their first run) keep their
+ * samples, but calibration asks for whole boots: with two such boots each
+ * of GOOD and BAD it measures again instead of giving up on too few
+ * samples; once whole boots are in, it goes on. */
+TEST(test_perf__boots_cut_short_are_measured_again)
+{
+	struct line l;
+	struct kb_perf_out out;
+	int i;
+
+	line_init(&l, 30);
+	for (i = 0; i < 2; i++) {
+		struct kb_perf_obs *g = kb_perf_obs_get(&l.obs, &l.nobs, &l.alloc, l.good, -1);
+		struct kb_perf_obs *b;
+
+		kb_perf_obs_add(g, ++l.boot, 1, 100 + i, l.order++);
+		b = kb_perf_obs_get(&l.obs, &l.nobs, &l.alloc, l.sha[0], 0);
+		kb_perf_obs_add(b, ++l.boot, 1, 110 + i, l.order++);
+	}
+	l.in.obs = l.obs;
+	l.in.nobs = l.nobs;
+	CHECK(kb_perf_decide(&l.in, &out) == 0);
+	CHECK_MSG(out.kind == KB_PERF_RUN && (!strcmp(out.role, "good") ||
+					      !strcmp(out.role, "bad")),
+		  "after boots cut short: kind %d, role %s", out.kind, out.role ? out.role : "-");
+	if (out.kind == KB_PERF_DONE)
+		json_decref(out.verdict);
+	for (i = 0; i < 3; i++) {
+		add_boot(&l, l.good, -1, 0, 100);
+		add_boot(&l, l.sha[0], 0, 0, 110);
+	}
+	CHECK(kb_perf_decide(&l.in, &out) == 0);
+	CHECK_MSG(out.kind == KB_PERF_RUN && strcmp(out.role, "good") && strcmp(out.role, "bad"),
+		  "with whole boots: kind %d, role %s", out.kind, out.role ? out.role : "-");
+	if (out.kind == KB_PERF_DONE)
+		json_decref(out.verdict);
+	line_free(&l);
+}
+
 /* Three machines free at once get three commits that cut the range in
  * about equal parts; the boots under way are never given twice. */
 TEST(test_perf__pool_probes_cut_the_range)
