@@ -331,6 +331,35 @@ static int authenticate(struct kb_ssh *s, const struct kb_ssh_opts *o)
 			s->user);
 }
 
+/*
+ * The strongest kinds of host key first, so that the one checked is
+ * predictable: only those this libssh2 has (libssh2 1.10 has no
+ * rsa-sha2-*, and drops a name it does not know with an overlapping
+ * memcpy()).
+ */
+static void host_key_pref(LIBSSH2_SESSION *sess)
+{
+	static const char *const want[] = { "ssh-ed25519", "ecdsa-sha2-nistp256",
+					     "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521",
+					     "rsa-sha2-512", "rsa-sha2-256", "ssh-rsa" };
+	struct kb_buf pref = KB_BUF_INIT;
+	const char **have = NULL;
+	int n = libssh2_session_supported_algs(sess, LIBSSH2_METHOD_HOSTKEY, &have), j;
+	size_t i;
+
+	for (i = 0; n > 0 && i < sizeof(want) / sizeof(want[0]); i++)
+		for (j = 0; j < n; j++)
+			if (!strcmp(want[i], have[j])) {
+				kb_buf_addf(&pref, "%s%s", pref.len ? "," : "", want[i]);
+				break;
+			}
+	if (pref.len)
+		libssh2_session_method_pref(sess, LIBSSH2_METHOD_HOSTKEY, pref.ptr);
+	if (n > 0)
+		libssh2_free(sess, have);
+	kb_buf_release(&pref);
+}
+
 int kb_ssh_connect(struct kb_ssh **out, const struct kb_ssh_opts *o)
 {
 	static int inited;
@@ -358,10 +387,7 @@ int kb_ssh_connect(struct kb_ssh **out, const struct kb_ssh_opts *o)
 	}
 	libssh2_session_set_blocking(s->sess, 1);
 	libssh2_session_set_timeout(s->sess, (long)(s->timeout * 1000));
-	/* the strongest kinds of host key first: the one checked is predictable */
-	libssh2_session_method_pref(s->sess, LIBSSH2_METHOD_HOSTKEY,
-				    "ssh-ed25519,ecdsa-sha2-nistp256,ecdsa-sha2-nistp384,"
-				    "ecdsa-sha2-nistp521,rsa-sha2-512,rsa-sha2-256,ssh-rsa");
+	host_key_pref(s->sess);
 	if (libssh2_session_handshake(s->sess, s->fd) != 0) {
 		ret = ssh_fail(s, "SSH handshake failed");
 		goto fail;
