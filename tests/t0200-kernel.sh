@@ -152,7 +152,7 @@ test_expect_success LIBVIRT 'bisect in VMs: kill -9 during a VM run, resume dest
 	grep "first commit to test: $broken" "$TRASH_DIRECTORY/first" &&
 	cd "$TRASH_DIRECTORY" &&
 	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
-	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 12000 &&
+	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null && grep -q \" booted \" err1" 12000 &&
 	kill -9 $pid && { wait $pid || true; } &&
 	left=$(vms_left err1) && test -n "$left" &&
 	test "$(virsh -c qemu:///system domstate "$left")" = running &&
@@ -267,7 +267,7 @@ test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running
 	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
 	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-broken)" &&
 	test "$(json_get r.json steps[0].decision)" = skip &&
-	# this session's runs and marks (the database keeps the earlier ones)
+	# the runs and marks of this session only (the database keeps the earlier ones)
 	sq () { sqlite3 -batch k.db "$1 AND session = (SELECT max(id) FROM sessions) $2"; } &&
 	test "$(sq "SELECT count(*) FROM runs WHERE state = '\''started'\''")" = 0 &&
 	test -z "$(sq "SELECT sha FROM runs WHERE state = '\''done'\''" "GROUP BY sha HAVING count(*) != 1")" &&
@@ -363,7 +363,7 @@ test_expect_success RESTART_LIBVIRTD 'libvirtd stops in the middle of a run: an 
 	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --no-run \
 		--target "$VM" --command "sleep 15" 2>/dev/null &&
 	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
-	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 12000 &&
+	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null && grep -q \" booted \" err1" 12000 &&
 	pkill -TERM -x libvirtd &&
 	test_expect_code 1 wait $pid &&
 	grep "lost the connection to libvirt at qemu:///system during the boot of" err1 &&
@@ -486,7 +486,7 @@ test_expect_success REMOTE 'a remote VM left behind by kill -9: its VM and volum
 	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --no-run \
 		--target "$TRASH_DIRECTORY/remote.json" --command "sleep 600" 2>/dev/null &&
 	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
-	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null" 6000 &&
+	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null && grep -q \" booted \" err1" 6000 &&
 	kill -9 $pid && { wait $pid || true; } &&
 	left=$(vms_left err1) && test -n "$left" &&
 	virsh -c qemu:///system vol-list "$POOL" | grep "$left\.kernel" &&
