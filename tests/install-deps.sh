@@ -23,7 +23,7 @@ PACKAGES="$PACKAGES exim4-daemon-light openssl util-linux"
 # builds through a compiler wrapper: a distcc server on loopback
 PACKAGES="$PACKAGES distcc"
 # the fuzzers of tests/fuzz/ (t0300): clang with libFuzzer
-PACKAGES="$PACKAGES clang"
+PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 
 if [ "$(id -u)" -eq 0 ]; then
 	SUDO=
