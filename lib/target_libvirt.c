@@ -68,6 +68,7 @@ struct vm_target {
 	double boot_timeout;
 	void (*say)(void *ctx, const char *msg);
 	void *say_ctx;
+	int kvm_node_said;         /* the warning about /dev/kvm was given */
 
 	/* the boot in progress */
 	virDomainPtr dom;
@@ -583,6 +584,26 @@ static void accel_remember(struct vm_target *t, const char *accel)
 	kb_buf_release(&out);
 	free(dir);
 	free(path);
+}
+
+/*
+ * A /dev/kvm that only its owner may open, where the VMs run on this
+ * machine: libvirt's QEMU (not root) cannot use it, and libvirt then takes
+ * its own probe of QEMU, which saw KVM, for stale, and probes QEMU again
+ * before every VM start.  What to do, or NULL when /dev/kvm is fine.
+ */
+static char *kvm_node_problem(const struct vm_target *t)
+{
+	struct stat st;
+
+	if (t->base.elsewhere || stat("/dev/kvm", &st) < 0 || !S_ISCHR(st.st_mode) ||
+	    (st.st_mode & 0060) == 0060 || (st.st_mode & 0006) == 0006)
+		return NULL;
+	return kb_asprintf("/dev/kvm has mode %03o: libvirt's QEMU cannot open it, so VMs "
+			   "run without KVM and libvirt probes QEMU again before every VM "
+			   "start (up to a minute each); as root, 'chgrp kvm /dev/kvm && "
+			   "chmod 660 /dev/kvm' (what udev does on most systems)",
+			   (unsigned)(st.st_mode & 0777));
 }
 
 /* "kvm", "tcg" or "" (KVM to be tried) for this host. */
@@ -1129,6 +1150,14 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 		if (ret < 0)
 			goto out;
 	}
+	if (!t->kvm_node_said) {
+		char *why = kvm_node_problem(t);
+
+		if (why)
+			say(t, "warning: %s", why);
+		free(why);
+		t->kvm_node_said = 1;
+	}
 	accel_choose(t, accel);
 	started = kb_now();
 	if (!accel[0]) {
@@ -1287,7 +1316,7 @@ static int vm_describe(struct kb_target *base, struct kb_buf *out)
 {
 	struct vm_target *t = (struct vm_target *)base;
 	unsigned long ver = 0;
-	char accel[16];
+	char accel[16], *why;
 
 	virConnectGetLibVersion(t->conn, &ver);
 	accel_recall(t, accel);
@@ -1298,6 +1327,10 @@ static int vm_describe(struct kb_target *base, struct kb_buf *out)
 		kb_buf_addf(out, "storage pool %s\n", t->pool_name);
 	kb_buf_addf(out, "accelerator %s\n", accel[0] ? accel : "not known yet (KVM is "
 		    "tried at the first boot)");
+	if ((why = kvm_node_problem(t))) {
+		kb_buf_addf(out, "warning: %s\n", why);
+		free(why);
+	}
 	return 0;
 }
 

@@ -41,6 +41,15 @@ $SUDO env DEBIAN_FRONTEND=noninteractive apt-get update -q
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
 	--no-install-recommends $PACKAGES
 
+# /dev/kvm as udev leaves it (group kvm, mode 660) where no udev ran:
+# libvirt's QEMU runs as libvirt-qemu, and with a /dev/kvm only root may
+# open, libvirt probes QEMU again before every VM start
+if [ -c /dev/kvm ] && getent group kvm >/dev/null &&
+	[ "$(stat -c %a /dev/kvm)" = 600 ]; then
+	$SUDO chgrp kvm /dev/kvm
+	$SUDO chmod 660 /dev/kvm
+fi
+
 # libvirt's daemons: started by the init system where there is one, by
 # hand where there is none (containers, CI machines)
 if ! virsh -c qemu:///system version >/dev/null 2>&1; then

@@ -413,6 +413,23 @@ test_expect_success LIBVIRT 'KVM is tried once per host, and the answer kept' '
 	test "$(grep -c "trying KVM" probe.err)" = 1
 '
 
+# a /dev/kvm that only root may open, as where no udev set it up: the
+# QEMU of libvirt cannot use it, and libvirt probes QEMU before every start
+test "$(id -u)" = 0 && test -c /dev/kvm && test_set_prereq KVMNODE
+
+test_expect_success LIBVIRT,KVMNODE 'a /dev/kvm only root may open: kbisect target says what to do' '
+	mode=$(stat -c %a /dev/kvm) &&
+	test_when_finished "chmod $mode /dev/kvm" &&
+	chmod 600 /dev/kvm &&
+	"$KBISECT" target libvirt >kvm600.out &&
+	grep "^warning: /dev/kvm has mode 600: libvirt.s QEMU cannot open it" kvm600.out &&
+	grep "chgrp kvm /dev/kvm && chmod 660 /dev/kvm" kvm600.out &&
+	chmod 660 /dev/kvm &&
+	"$KBISECT" target libvirt >kvm660.out &&
+	grep "^target libvirt: ok" kvm660.out &&
+	! grep "/dev/kvm" kvm660.out
+'
+
 test_expect_success LIBVIRT 'build ahead: the likely next kernels are built while one is tested' '
 	end_session &&
 	# an empty cache; the build directory stays, so builds are incremental
