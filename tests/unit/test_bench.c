@@ -159,6 +159,14 @@ TEST(test_bench__regex_that_repeats_too_much)
 	/* and an empty group doubled by '+': 2 GB */
 	CHECK(regex_parses("()+++++++++{1,255}") == KB_EINVAL);
 	CHECK(regex_parses("(|)++++++++++++") == KB_EINVAL);
+	/* and a repeat of a bound of parts that may match nothing: minutes */
+	CHECK(regex_parses("~~~~~-,254~~@()+-,254~~@(){1,255}+3+944,252}") == KB_EINVAL);
+	CHECK(regex_parses("(){1,100}+") == KB_EINVAL);
+	CHECK(regex_parses("(a?){1,255}*") == KB_EINVAL);
+	CHECK(regex_parses("(){1,31}+(){1,31}+(){1,31}+") == KB_EINVAL);
+	CHECK(regex_parses("((a?){1,20}+){1,10}") == KB_EINVAL);
+	CHECK(regex_parses("~~~@()+{1,255})))))))))))") == KB_EINVAL);
+	CHECK(regex_parses("(){1,10}+") == 0);
 	/* and a bound with no lower count */
 	CHECK(regex_parses("(a{,13277})") == KB_EINVAL);
 	CHECK(regex_parses("a{,9}") == 0);
@@ -171,7 +179,8 @@ TEST(test_bench__regex_that_repeats_too_much)
 	/* what metric regexes look like */
 	CHECK(regex_parses("elapsed_ms ([0-9]+)") == 0);
 	CHECK(regex_parses("([[:digit:]]{1,3}[.]){3}[0-9]+") == 0);
-	CHECK(regex_parses("(a{1,100}){1,10}") == 0);
+	CHECK(regex_parses("(a{1,10}){1,3}") == 0);
+	CHECK(regex_parses("([0-9]+[.]){3}[0-9]+") == 0);
 	CHECK(regex_parses("[{]{1,990} x{2,}") == 0);
 	CHECK(regex_parses(deep + 1) == 0);
 }
