@@ -74,7 +74,7 @@ void kb_ctx_release(struct kb_ctx *c)
 int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,
 		    const char *cmd)
 {
-	if (kb_ctx_open(c, flags) < 0 || kb_session_load(s, c->store, c->statedir, any) < 0) {
+	if (kb_ctx_open(c, flags) < 0 || kb_session_open(s, c->store, c->statedir, any) < 0) {
 		kb_ctx_release(c);
 		return kb_fail(cmd);
 	}

@@ -31,7 +31,7 @@ int cmd_mark(int argc, char **argv)
 		goto out;
 	}
 	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
-	    kb_session_load(&s, c.store, c.statedir, 0) < 0) {
+	    kb_session_open(&s, c.store, c.statedir, 0) < 0) {
 		ret = kb_fail(h->name);
 		goto out;
 	}

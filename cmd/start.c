@@ -187,7 +187,7 @@ int cmd_start(int argc, char **argv)
 	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||
 	    (ret = kb_session_create(c.store, &spec, c.repo, &id)) < 0)
 		goto fail;
-	if ((ret = kb_session_load(&s, c.store, c.statedir, 0)) < 0)
+	if ((ret = kb_session_open(&s, c.store, c.statedir, 0)) < 0)
 		goto fail;
 	s.accept_new_host_key = accept_new;
 	fprintf(stderr, "kbisect: session %lld, %zu commits in range, database %s\n",

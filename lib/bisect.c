@@ -6,6 +6,11 @@
 
 #include "util.h"
 
+const char *kb_mark_name(char mark)
+{
+	return mark == KB_MARK_GOOD ? "good" : mark == KB_MARK_BAD ? "bad" : "skip";
+}
+
 size_t kb_bisect_alive(const struct kb_graph *g, size_t bad, const char *marks,
 		       unsigned char *alive, size_t *nalive)
 {

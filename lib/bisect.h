@@ -18,6 +18,9 @@ enum kb_mark {
 	KB_MARK_SKIP = 's',
 };
 
+/* "good", "bad" or "skip": the word of a mark, as git bisect says it. */
+const char *kb_mark_name(char mark);
+
 enum kb_next_kind {
 	KB_NEXT_TEST,     /* test 'commit' */
 	KB_NEXT_FOUND,    /* 'commit' is the first bad commit */

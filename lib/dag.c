@@ -473,3 +473,53 @@ void kb_dag_release(struct kb_dag *dag)
 	free(dag->hash);
 	memset(dag, 0, sizeof(*dag));
 }
+
+int kb_repo_revert(git_repository *repo, const git_oid *culprit, const git_oid *onto,
+		   git_oid *out, int *applied)
+{
+	git_commit *c = NULL, *bad = NULL;
+	git_index *index = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	git_oid tree_id;
+	char hex[GIT_OID_HEXSZ + 1], bhex[GIT_OID_HEXSZ + 1], *msg = NULL;
+	int ret = 0;
+
+	*applied = 0;
+	if (git_commit_lookup(&c, repo, culprit) < 0 ||
+	    git_commit_lookup(&bad, repo, onto) < 0) {
+		ret = kb_error(KB_ERROR, "cannot read the commits to revert");
+		goto out;
+	}
+	if (git_revert_commit(&index, repo, c, bad,
+			      git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0 ||
+	    git_index_has_conflicts(index)) {
+		kb_error_clear();
+		goto out;
+	}
+	git_oid_tostr(hex, sizeof(hex), culprit);
+	git_oid_tostr(bhex, sizeof(bhex), onto);
+	/* the same inputs give the same commit, in any clone */
+	msg = kb_asprintf("Revert \"%s\"\n\nThis reverts commit %s on top of %s,\n"
+			  "to check that the regression goes with it.\n",
+			  git_commit_summary(c), hex, bhex);
+	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
+	    git_tree_lookup(&tree, repo, &tree_id) < 0 ||
+	    git_signature_new(&sig, "kbisect", "kbisect@localhost",
+			      git_commit_time(bad), 0) < 0 ||
+	    git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, 1,
+			      (const git_commit **)&bad) < 0) {
+		ret = kb_error(KB_ERROR, "cannot write the revert commit: %s",
+			       git_error_last() ? git_error_last()->message : "?");
+		goto out;
+	}
+	*applied = 1;
+out:
+	free(msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_index_free(index);
+	git_commit_free(c);
+	git_commit_free(bad);
+	return ret;
+}

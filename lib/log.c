@@ -91,8 +91,7 @@ static void log_mark(struct kb_session *s, struct kb_buf *b, const struct kb_mar
 	struct kb_commit_info info;
 	git_oid oid;
 
-	kb_buf_addf(b, "%s %s", m->mark == KB_MARK_GOOD ? "good" :
-		    m->mark == KB_MARK_BAD ? "bad" : "skip", m->sha);
+	kb_buf_addf(b, "%s %s", kb_mark_name(m->mark), m->sha);
 	if (git_oid_fromstr(&oid, m->sha) == 0 &&
 	    kb_repo_commit_info(s->repo, &oid, &info) == 0) {
 		char *nl;

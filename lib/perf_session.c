@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "mode.h"
 #include "perf.h"
-#include "session_int.h"
 #include "stats.h"
 
 static const char zero_sha[41] = "0000000000000000000000000000000000000000";
@@ -162,6 +162,20 @@ signed char *kb_perf_pairs(struct kb_session *s)
 	return pair;
 }
 
+/* Record the verification pair of each machine of a pool. */
+static int set_pairs(struct kb_session *s, const signed char *pairs)
+{
+	struct kb_buf b = KB_BUF_INIT;
+	size_t i;
+	int ret;
+
+	for (i = 0; i <= s->spec.pool.n; i++)
+		kb_buf_addf(&b, "%s%d", i ? " " : "", pairs[i]);
+	ret = kb_store_event(s->store, s->row.id, "verify", "%s", b.ptr);
+	kb_buf_release(&b);
+	return ret;
+}
+
 struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
@@ -273,11 +287,8 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 	kb_read_tail(path, &out, 1 << 20);
 	kb_read_tail(path, &tail, 2048);
 	kb_error_clear();
+	kb_session_run_outcome(&r, res);
 	r.state = KB_RUN_DONE;
-	r.finished = kb_now();
-	r.exit_status = res->outcome == KB_RUN_EXITED ? res->exit_status : -1;
-	r.term_signal = res->outcome == KB_RUN_SIGNALED ? res->term_signal : 0;
-	r.timed_out = res->outcome == KB_RUN_TIMEOUT;
 	r.output_tail = tail.ptr;
 	if (res->outcome == KB_RUN_EXITED && res->exit_status == 0) {
 		if (kb_metric_extract(&s->spec.bench, out.ptr, &r.value) < 0) {
@@ -318,20 +329,9 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		r.state = KB_RUN_ABORTED;
 		skip = 0;
 	}
-	if ((ret = kb_store_begin(s->store)) < 0)
+	if ((ret = kb_session_record_run(s, &r, res, skip ? KB_MARK_SKIP : 0,
+					 *why ? why : NULL)) < 0)
 		goto out;
-	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
-	    (res->outcome == KB_RUN_CRASHED &&
-	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r.sha,
-				   res->message)) < 0) ||
-	    (skip && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, 's', "test",
-					      r.id)) < 0) ||
-	    (*why && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
-					   r.sha, why)) < 0) ||
-	    (ret = kb_store_commit(s->store)) < 0) {
-		kb_store_rollback(s->store);
-		goto out;
-	}
 	if (skip && res->outcome == KB_RUN_CRASHED)
 		kb_session_say(s, KB_SAY_WARN, "%.12s: %s: skipping it", r.sha, res->message);
 	else if (skip)
@@ -374,56 +374,6 @@ int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *
 		if ((ret = kb_session_run_once(s, t, sha, boot, run)) != 0)
 			break;
 	return ret < 0 ? ret : 0;
-}
-
-int kb_repo_revert(git_repository *repo, const git_oid *culprit, const git_oid *onto,
-		   git_oid *out, int *applied)
-{
-	git_commit *c = NULL, *bad = NULL;
-	git_index *index = NULL;
-	git_tree *tree = NULL;
-	git_signature *sig = NULL;
-	git_oid tree_id;
-	char hex[GIT_OID_HEXSZ + 1], bhex[GIT_OID_HEXSZ + 1], *msg = NULL;
-	int ret = 0;
-
-	*applied = 0;
-	if (git_commit_lookup(&c, repo, culprit) < 0 ||
-	    git_commit_lookup(&bad, repo, onto) < 0) {
-		ret = kb_error(KB_ERROR, "cannot read the commits to revert");
-		goto out;
-	}
-	if (git_revert_commit(&index, repo, c, bad,
-			      git_commit_parentcount(c) > 1 ? 1 : 0, NULL) < 0 ||
-	    git_index_has_conflicts(index)) {
-		kb_error_clear();
-		goto out;
-	}
-	git_oid_tostr(hex, sizeof(hex), culprit);
-	git_oid_tostr(bhex, sizeof(bhex), onto);
-	/* the same inputs give the same commit, in any clone */
-	msg = kb_asprintf("Revert \"%s\"\n\nThis reverts commit %s on top of %s,\n"
-			  "to check that the regression goes with it.\n",
-			  git_commit_summary(c), hex, bhex);
-	if (git_index_write_tree_to(&tree_id, index, repo) < 0 ||
-	    git_tree_lookup(&tree, repo, &tree_id) < 0 ||
-	    git_signature_new(&sig, "kbisect", "kbisect@localhost",
-			      git_commit_time(bad), 0) < 0 ||
-	    git_commit_create(out, repo, NULL, sig, sig, NULL, msg, tree, 1,
-			      (const git_commit **)&bad) < 0) {
-		ret = kb_error(KB_ERROR, "cannot write the revert commit: %s",
-			       git_error_last() ? git_error_last()->message : "?");
-		goto out;
-	}
-	*applied = 1;
-out:
-	free(msg);
-	git_signature_free(sig);
-	git_tree_free(tree);
-	git_index_free(index);
-	git_commit_free(c);
-	git_commit_free(bad);
-	return ret;
 }
 
 /* Revert 'culprit' on top of BAD into a commit object (no ref, no work
@@ -492,7 +442,7 @@ static double median_of(struct kb_session *s, const char *sha)
 	return m;
 }
 
-void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *role)
+static void next_candidates(struct kb_session *s, const char *sha, const char *role)
 {
 	s->n_next = 0;
 	if (!strcmp(role, "good") || !strcmp(role, "bad")) {
@@ -526,7 +476,7 @@ void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *
 /* A guess at the commits still to measure after this one: halving the
  * candidates the posterior still spreads over, then the culprit's parent
  * and the revert. */
-int kb_perf_steps_after(const struct kb_perf_out *out)
+static int steps_after(const struct kb_perf_out *out)
 {
 	int n = out->candidates > 1 ? (int)ceil(log2(out->candidates)) : 0;
 
@@ -539,34 +489,141 @@ int kb_perf_steps_after(const struct kb_perf_out *out)
 	return n ? n - 1 + 2 : 2;
 }
 
-int kb_perf_loop(struct kb_session *s, struct kb_target *t)
+/* One machine: what the decision code asks for, with the reverts it asks
+ * for made on the way. */
+static int plan_one(struct kb_session *s, struct kb_job *job, size_t *nout)
 {
+	struct kb_perf_out out;
 	int ret;
 
 	for (;;) {
-		struct kb_perf_out out;
-
-		if (s->stop && *s->stop)
-			return kb_error(KB_EINTR, "stopped; continue with 'kbisect resume'");
-		if ((ret = kb_session_refresh(s)) < 0 || (ret = decide(s, &out, 0)) < 0)
+		if ((ret = decide(s, &out, 0)) < 0)
 			return ret;
 		if (out.kind == KB_PERF_DONE) {
 			json_decref(out.verdict);
-			return kb_session_finish(s);
+			return KB_PLAN_FINISH;
 		}
-		if (out.kind == KB_PERF_REVERT) {
-			if ((ret = kb_perf_make_revert(s, out.sha)) < 0)
-				return ret;
-			continue;
-		}
-		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
-			       out.sha, out.role, out.note, 100 * out.best_prob);
-		s->steps_after = kb_perf_steps_after(&out);
-		if (kb_ahead_jobs(s, t))
-			kb_perf_next_candidates(s, out.sha, out.role);
-		if ((ret = kb_perf_measure_boot(s, t, out.sha, out.runs)) < 0)
+		if (out.kind != KB_PERF_REVERT)
+			break;
+		if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+		    (ret = kb_session_refresh(s)) < 0)
 			return ret;
 	}
+	kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
+		       out.sha, out.role, out.note, 100 * out.best_prob);
+	s->steps_after = steps_after(&out);
+	memset(job, 0, sizeof(*job));
+	memcpy(job->sha, out.sha, 41);
+	job->runs = out.runs;
+	snprintf(job->role, sizeof(job->role), "%s", out.role);
+	*nout = 1;
+	return KB_PLAN_WORK;
+}
+
+/* A pool: for each free machine, the boot the decision code gives it
+ * beside the boots under way. */
+static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *jobs,
+		     size_t *nout)
+{
+	int n = (int)s->spec.pool.n + 1, i, k, ret;
+	struct kb_perf_job *busy = kb_calloc((size_t)n + in->nfree, sizeof(*busy));
+	struct kb_perf_out out;
+	size_t nbusy = 0, f;
+	signed char *pairs = kb_perf_pairs(s), *was = kb_calloc((size_t)n, 1);
+	unsigned char *retired = kb_calloc((size_t)n, 1);
+
+	for (f = 0; f < in->nbusy; f++) {
+		memcpy(busy[nbusy].sha, in->busy[f].sha, 41);
+		busy[nbusy++].machine = in->busy[f].machine;
+	}
+	/* the machines out of service: neither at work nor free */
+	memset(retired, 1, (size_t)n);
+	for (f = 0; f < in->nbusy; f++)
+		retired[in->busy[f].machine] = 0;
+	for (f = 0; f < in->nfree; f++)
+		retired[in->free[f]] = 0;
+	/* the pairs of the verification: the machines in service take
+	 * turns, the first parent and culprit, the second BAD and its revert */
+	memcpy(was, pairs, (size_t)n);
+	for (i = 0, k = 0; i < n; i++)
+		pairs[i] = retired[i] ? -1 : (signed char)(k++ % 2);
+	if (memcmp(was, pairs, (size_t)n) && (ret = set_pairs(s, pairs)) < 0)
+		goto out;
+	/* the whole first: finished, or a revert to make */
+	for (;;) {
+		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, pairs, &out)) < 0)
+			goto out;
+		if (out.kind != KB_PERF_REVERT)
+			break;
+		if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+		    (ret = kb_session_refresh(s)) < 0)
+			goto out;
+	}
+	if (out.kind == KB_PERF_DONE) {
+		json_decref(out.verdict);
+		ret = nbusy ? KB_PLAN_WORK : KB_PLAN_FINISH;
+		goto out;
+	}
+	if (s->stop && *s->stop) {
+		ret = nbusy ? KB_PLAN_WORK : KB_PLAN_STOP;
+		goto out;
+	}
+	s->steps_after = out.kind == KB_PERF_RUN ? steps_after(&out) : -1;
+	for (f = 0; f < in->nfree; f++) {
+		i = in->free[f];
+		if ((ret = kb_perf_decide_on(s, i, busy, nbusy, pairs, &out)) < 0)
+			goto out;
+		if (out.kind == KB_PERF_REVERT) {
+			if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+			    (ret = kb_session_refresh(s)) < 0)
+				goto out;
+			f--;
+			continue;
+		}
+		if (out.kind == KB_PERF_DONE)
+			json_decref(out.verdict);
+		if (out.kind != KB_PERF_RUN)
+			continue;
+		kb_session_say(s, KB_SAY_STEP, "[machine %d] [%.12s] %s: %s (likeliest "
+			       "culprit %.0f%%)", i, out.sha, out.role, out.note,
+			       100 * out.best_prob);
+		memset(&jobs[*nout], 0, sizeof(jobs[*nout]));
+		memcpy(jobs[*nout].sha, out.sha, 41);
+		jobs[*nout].runs = out.runs;
+		jobs[*nout].machine = i;
+		snprintf(jobs[*nout].role, sizeof(jobs[*nout].role), "%s", out.role);
+		(*nout)++;
+		memcpy(busy[nbusy].sha, out.sha, 41);
+		busy[nbusy++].machine = i;
+	}
+	ret = KB_PLAN_WORK;
+out:
+	free(busy);
+	free(pairs);
+	free(was);
+	free(retired);
+	return ret;
+}
+
+static int plan(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
+		size_t *nout)
+{
+	*nout = 0;
+	return in->pool ? plan_pool(s, in, out, nout) : plan_one(s, out, nout);
+}
+
+static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *job)
+{
+	/* one machine builds ahead what comes next (a pool builds on its
+	 * machines' turns instead) */
+	if (!s->spec.pool.n && kb_ahead_jobs(s, t))
+		next_candidates(s, job->sha, job->role);
+	return kb_perf_measure_boot(s, t, job->sha, job->runs);
+}
+
+static void skipped(struct kb_session *s, const char *sha)
+{
+	next_candidates(s, sha, "skipped");
 }
 
 static void add_commit_info(struct kb_session *s, json_t *o)
@@ -604,7 +661,7 @@ static void add_position(struct kb_session *s, json_t *o)
 				    json_integer((json_int_t)(s->dag.g.n - (size_t)node)));
 }
 
-int kb_perf_report(struct kb_session *s, json_t **out)
+static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
 	json_t *o, *v, *e, *goods = json_array();
@@ -698,137 +755,19 @@ int kb_perf_status(struct kb_session *s, json_t *st)
 	return 0;
 }
 
-static int boots_of(struct kb_session *s, const char *sha)
+static int wants(const struct kb_spec *spec)
 {
-	int n = 0, last = -1;
-	size_t i;
-
-	for (i = 0; i < s->nruns; i++)
-		if (s->runs[i].state == KB_RUN_DONE && !strcmp(s->runs[i].sha, sha) &&
-		    s->runs[i].boot != last) {
-			n++;
-			last = s->runs[i].boot;
-		}
-	return n;
+	return spec->bench.has_metric;
 }
 
-int kb_compare_loop(struct kb_session *s, struct kb_target *t)
-{
-	const char *a = s->spec.good_shas.v[0], *b = s->spec.bad_sha;
-	int ret, want = s->spec.compare_boots ? s->spec.compare_boots : 3;
-
-	for (;;) {
-		int na, nb;
-		const char *next;
-
-		if (s->stop && *s->stop)
-			return kb_error(KB_EINTR, "stopped; run the same 'kbisect compare' "
-					"again to continue");
-		if ((ret = kb_session_refresh(s)) < 0)
-			return ret;
-		for (size_t i = 0; i < s->nmark_rows; i++)
-			if (s->mark_rows[i].mark == 's')
-				return kb_error(KB_EINVAL, "the benchmark fails at %.12s: "
-						"nothing to compare", s->mark_rows[i].sha);
-		na = boots_of(s, a);
-		nb = boots_of(s, b);
-		if (na >= want && nb >= want)
-			return kb_session_finish(s);
-		next = na <= nb ? a : b;
-		s->steps_after = -1;
-		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s, boot %d of %d", next,
-			       next == a ? "A" : "B", (next == a ? na : nb) + 1, want);
-		if ((ret = kb_perf_measure_boot(s, t, next, s->spec.bench.runs_per_boot)) < 0)
-			return ret;
-	}
-}
-
-static json_t *side_json(struct kb_session *s, const char *sha, double **vals, size_t *n)
-{
-	size_t i, alloc = 0;
-	int boots = 0, last = -1;
-	double mean, sd;
-	git_oid oid;
-	json_t *o;
-
-	*vals = NULL;
-	*n = 0;
-	for (i = 0; i < s->nruns; i++) {
-		const struct kb_run_row *r = &s->runs[i];
-
-		if (r->state != KB_RUN_DONE || !r->has_value || strcmp(r->sha, sha) ||
-		    r->run <= s->spec.bench.warmup)
-			continue;
-		if (r->boot != last) {
-			boots++;
-			last = r->boot;
-		}
-		KB_ALLOC_GROW(*vals, *n + 1, alloc);
-		(*vals)[(*n)++] = r->value;
-	}
-	git_oid_fromstr(&oid, sha);
-	o = kb_session_commit_json(s, &oid);
-	mean = kb_mean(*vals, *n);
-	sd = kb_stddev(*vals, *n);
-	json_object_set_new(o, "n", json_integer((json_int_t)*n));
-	json_object_set_new(o, "boots", json_integer(boots));
-	if (*n) {
-		json_object_set_new(o, "mean", json_real(mean));
-		json_object_set_new(o, "median", json_real(kb_median(*vals, *n)));
-		json_object_set_new(o, "stddev_pct", json_real(*n > 1 && mean ?
-			100 * sd / fabs(mean) : 0));
-	}
-	return o;
-}
-
-int kb_compare_report(struct kb_session *s, json_t **out)
-{
-	double *va, *vb, pmw, pks, lo = 0, hi = 0, ma, mb;
-	size_t na, nb, i;
-	json_t *o, *a, *b;
-	int worse, positive = 1;
-	const char *verdict;
-
-	a = side_json(s, s->spec.good_shas.v[0], &va, &na);
-	b = side_json(s, s->spec.bad_sha, &vb, &nb);
-	for (i = 0; i < na; i++)
-		positive &= va[i] > 0;
-	for (i = 0; i < nb; i++)
-		positive &= vb[i] > 0;
-	pmw = kb_mann_whitney_p(va, na, vb, nb);
-	pks = kb_ks_p(va, na, vb, nb);
-	ma = kb_mean(va, na);
-	mb = kb_mean(vb, nb);
-	if (na && nb && positive) {
-		double *la = kb_malloc(na * sizeof(*la)), *lb = kb_malloc(nb * sizeof(*lb));
-
-		for (i = 0; i < na; i++)
-			la[i] = log(va[i]);
-		for (i = 0; i < nb; i++)
-			lb[i] = log(vb[i]);
-		kb_diff_ci(la, na, lb, nb, 0.90, 500, s->spec.seed, &lo, &hi);
-		lo = 100 * (exp(lo) - 1);
-		hi = 100 * (exp(hi) - 1);
-		free(la);
-		free(lb);
-	}
-	worse = s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ? mb < ma : mb > ma;
-	verdict = na < 3 || nb < 3 ? "unfinished" :
-		  pmw >= 0.001 && pks >= 0.001 ? "no-difference" :
-		  worse ? "regression" : "improvement";
-	o = json_pack("{s:i, s:s, s:o, s:o, s:f, s:[f, f], s:f, s:f, s:s, s:s, s:s, s:i}",
-		      "version", 1, "mode", "compare", "a", a, "b", b,
-		      "change_pct", na && nb && ma ? 100 * (mb / ma - 1) : 0.0,
-		      "change_ci_pct", lo, hi, "p_mann_whitney", pmw, "p_ks", pks,
-		      "verdict", verdict, "bench", s->spec.bench.name,
-		      "target", s->spec.target, "runs_total", (int)(na + nb));
-	kb_session_target_info(s, o);
-	json_object_set_new(o, "metric", json_pack("{s:s, s:s, s:s}",
-		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,
-		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?
-		"higher" : "lower"));
-	free(va);
-	free(vb);
-	*out = o;
-	return 0;
-}
+const struct kb_mode_ops kb_mode_perf = {
+	.name = "performance",
+	.resume = "continue with 'kbisect resume'",
+	.wants = wants,
+	.plan = plan,
+	.work = work,
+	.record_run = kb_perf_record_run,
+	.skipped = skipped,
+	.report = report,
+	.status = kb_perf_status,
+};

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "mail.h"
-#include "session_int.h"
+#include "mode.h"
 
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 {
@@ -128,45 +128,7 @@ void kb_session_setup_info(struct kb_session *s, json_t *o)
 	json_object_set_new(o, "setup", setup);
 }
 
-static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
-{
-	json_t *o, *samples = json_array();
-	git_oid oid;
-	int boots = 0, last_boot = -1, exit_status = -1;
-	size_t i;
-
-	git_oid_fromstr(&oid, m->sha);
-	o = kb_session_commit_json(s, &oid);
-	for (i = 0; i < s->nruns; i++) {
-		const struct kb_run_row *r = &s->runs[i];
-
-		if (strcmp(r->sha, m->sha) || r->state != KB_RUN_DONE)
-			continue;
-		if (r->boot != last_boot) {
-			boots++;
-			last_boot = r->boot;
-		}
-		if (r->has_value)
-			json_array_append_new(samples, json_real(r->value));
-		if (r->id == m->run)
-			exit_status = r->exit_status;
-	}
-	json_object_set_new(o, "decision", json_string(
-		m->mark == KB_MARK_GOOD ? "good" : m->mark == KB_MARK_BAD ? "bad" : "skip"));
-	json_object_set_new(o, "source", json_string(m->source));
-	json_object_set_new(o, "samples", samples);
-	json_object_set_new(o, "boots", json_integer(boots));
-	if (exit_status >= 0)
-		json_object_set_new(o, "exit_status", json_integer(exit_status));
-	if (m->mark == KB_MARK_SKIP)
-		kb_session_build_error(s, m->sha, o);
-	return o;
-}
-
-static void warn(json_t *warnings, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void warn(json_t *warnings, const char *kind, const char *fmt, ...)
+void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
 {
 	struct kb_buf b = KB_BUF_INIT;
 	va_list ap;
@@ -196,79 +158,9 @@ size_t kb_session_builds_total(struct kb_session *s)
 
 int kb_session_report(struct kb_session *s, json_t **out)
 {
-	struct kb_next next;
-	json_t *o, *culprits = json_array(), *warnings = json_array(),
-	       *steps = json_array(), *goods = json_array();
-	size_t i, nskip = 0, runs = 0;
-	int ret;
-
-	if (s->spec.bench.has_metric || !strcmp(s->spec.kind, "compare")) {
-		json_decref(culprits);
-		json_decref(warnings);
-		json_decref(steps);
-		json_decref(goods);
-		return !strcmp(s->spec.kind, "compare") ? kb_compare_report(s, out) :
-			kb_perf_report(s, out);
-	}
-	if ((ret = kb_session_next(s, &next)) < 0) {
-		json_decref(culprits);
-		json_decref(warnings);
-		json_decref(steps);
-		json_decref(goods);
-		return ret;
-	}
-	for (i = 0; i < s->spec.good_shas.n; i++)
-		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
-	for (i = 0; i < s->nmark_rows; i++) {
-		json_array_append_new(steps, step_json(s, &s->mark_rows[i]));
-		nskip += s->mark_rows[i].mark == KB_MARK_SKIP;
-	}
-	for (i = 0; i < s->nruns; i++)
-		runs += s->runs[i].state == KB_RUN_DONE;
-	o = json_pack("{s:i, s:s, s:s, s:s, s:o, s:n}",
-		      "version", 1, "mode", "pass-fail",
-		      "good", s->spec.good_shas.v[0], "bad", s->spec.bad_sha,
-		      "goods", goods, "metric");
-	if (next.kind == KB_NEXT_FOUND) {
-		json_t *c = kb_session_commit_json(s, &s->dag.oid[next.commit]);
-
-		json_object_set_new(c, "probability", json_real(1.0));
-		json_object_set_new(c, "checks", json_object());
-		kb_session_culprit_people(s, c);
-		json_array_append_new(culprits, c);
-		json_object_set_new(o, "verdict", json_string("culprit"));
-	} else if (next.kind == KB_NEXT_SUSPECTS) {
-		json_t *sus = json_array();
-
-		for (i = 0; i < next.nsuspects; i++)
-			json_array_append_new(sus, kb_session_commit_json(s, &s->dag.oid[next.suspects[i]]));
-		json_object_set_new(o, "suspects", sus);
-		json_object_set_new(o, "verdict", json_string("inconclusive"));
-		warn(warnings, "skipped", "only skipped commits are left to test: "
-		     "the first bad commit could be any of %zu commits", next.nsuspects);
-	} else {
-		json_object_set_new(o, "verdict", json_string("inconclusive"));
-		warn(warnings, "unfinished", "the bisection has not finished: %zu "
-		     "candidates left, roughly %d steps", next.nleft,
-		     next.steps_left + 1);
-	}
-	if (nskip && next.kind != KB_NEXT_SUSPECTS)
-		warn(warnings, "skipped", "%zu commit%s could not be tested and %s skipped",
-		     nskip, nskip == 1 ? "" : "s", nskip == 1 ? "was" : "were");
-	json_object_set_new(o, "culprits", culprits);
-	json_object_set_new(o, "warnings", warnings);
-	json_object_set_new(o, "steps", steps);
-	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
-	json_object_set_new(o, "builds_total", json_integer((json_int_t)kb_session_builds_total(s)));
-	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
-	json_object_set_new(o, "target", json_string(s->spec.target));
-	kb_session_target_info(s, o);
-	kb_session_setup_info(s, o);
-	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
-	json_object_set_new(o, "state", json_string(s->row.state));
-	kb_next_release(&next);
-	*out = o;
-	return 0;
+	if (!s->mode)
+		return kb_error(KB_ERROR, "the session has no mode");
+	return s->mode->report(s, out);
 }
 
 /* Each machine of a pool: its target, what it does and since when
@@ -366,34 +258,11 @@ int kb_session_status(struct kb_session *s, json_t **out)
 			kb_bisect_rounds(next.nleft, s->spec.pool.n + 1)));
 	}
 	kb_session_target_info(s, o);
-	if (s->spec.bench.has_metric) {
-		kb_next_release(&next);
-		ret = kb_perf_status(s, o);
-		if (ret < 0) {
-			json_decref(o);
-			return ret;
-		}
-		*out = o;
-		return 0;
-	}
-	if (next.kind == KB_NEXT_TEST) {
-		json_t *c = kb_session_commit_json(s, &s->dag.oid[next.commit]);
-
-		json_object_set_new(o, "next", c);
-		json_object_set_new(o, "steps_left", json_integer(next.steps_left + 1));
-	} else {
-		json_object_set_new(o, "next", json_null());
-		json_object_set_new(o, "steps_left", json_integer(0));
-		json_object_set_new(o, "verdict", json_string(
-			next.kind == KB_NEXT_FOUND ? "culprit" : "inconclusive"));
-		if (next.kind == KB_NEXT_FOUND) {
-			char hex[GIT_OID_HEXSZ + 1];
-
-			git_oid_tostr(hex, sizeof(hex), &s->dag.oid[next.commit]);
-			json_object_set_new(o, "culprit", json_string(hex));
-		}
-	}
 	kb_next_release(&next);
+	if (!s->mode || (ret = s->mode->status(s, o)) < 0) {
+		json_decref(o);
+		return s->mode ? ret : kb_error(KB_ERROR, "the session has no mode");
+	}
 	*out = o;
 	return 0;
 }

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "build.h"
-#include "session_int.h"
+#include "mode.h"
 #include "worktree.h"
 
 void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
@@ -202,8 +202,7 @@ int kb_session_create(struct kb_store *store, struct kb_spec *spec,
 	return ret;
 }
 
-/* Load the session of 'row' (taken over by the session). */
-static int load_row(struct kb_session *s, struct kb_store *store, const char *statedir,
+int kb_session_load_row(struct kb_session *s, struct kb_store *store, const char *statedir,
 		    struct kb_session_row *row)
 {
 	int ret;
@@ -245,57 +244,7 @@ int kb_session_load(struct kb_session *s, struct kb_store *store,
 		    kb_store_session_active(store, &row);
 	if (ret < 0)
 		return ret;
-	return load_row(s, store, statedir, &row);
-}
-
-int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *statedir,
-		    struct kb_spec *spec, git_repository *repo)
-{
-	struct kb_session_row row;
-	git_oid oid;
-	char hex[GIT_OID_HEXSZ + 1], *json;
-	int64_t id;
-	int ret;
-
-	memset(s, 0, sizeof(*s));
-	if ((ret = kb_repo_resolve(repo, spec->good_specs.v[0], &oid)) < 0)
-		return ret;
-	git_oid_tostr(hex, sizeof(hex), &oid);
-	kb_strv_clear(&spec->good_shas);
-	kb_strv_push(&spec->good_shas, hex);
-	if ((ret = kb_repo_resolve(repo, spec->bad_spec, &oid)) < 0)
-		return ret;
-	git_oid_tostr(hex, sizeof(hex), &oid);
-	free(spec->bad_sha);
-	spec->bad_sha = kb_strdup(hex);
-	if (!strcmp(spec->bad_sha, spec->good_shas.v[0]))
-		return kb_error(KB_EINVAL, "A and B are the same commit %.12s", hex);
-	if (kb_store_session_compare(store, &row) == 0) {
-		struct kb_spec old;
-
-		if (kb_spec_from_json(&old, row.spec) == 0) {
-			int same = !strcmp(old.bad_sha, spec->bad_sha) &&
-				   !strcmp(old.good_shas.v[0], spec->good_shas.v[0]) &&
-				   !strcmp(old.bench.json, spec->bench.json) &&
-				   old.compare_boots == spec->compare_boots &&
-				   old.scale == spec->scale &&
-				   !strcmp(old.target, spec->target) &&
-				   !strcmp(old.machine ? old.machine : "",
-					   spec->machine ? spec->machine : "");
-
-			kb_spec_release(&old);
-			if (same)
-				return load_row(s, store, statedir, &row);
-		}
-		kb_session_row_release(&row);
-	}
-	kb_error_clear();
-	json = kb_spec_to_json(spec);
-	ret = kb_store_session_create_as(store, json, "compare", &id);
-	free(json);
-	if (ret < 0 || (ret = kb_store_session_compare(store, &row)) < 0)
-		return ret;
-	return load_row(s, store, statedir, &row);
+	return kb_session_load_row(s, store, statedir, &row);
 }
 
 void kb_session_release(struct kb_session *s)
@@ -375,101 +324,31 @@ char *kb_session_subject(struct kb_session *s, const char *sha)
 	return kb_strdup(buf);
 }
 
-/* The mark a pass/fail run's outcome stands for; 0 when it stops the
- * bisection instead (with the reason in 'why'). */
-static char classify(const struct kb_run_result *res, char *why, size_t len)
+void kb_session_run_outcome(struct kb_run_row *r, const struct kb_run_result *res)
 {
-	switch (res->outcome) {
-	case KB_RUN_EXITED:
-		if (res->exit_status == 0)
-			return KB_MARK_GOOD;
-		if (res->exit_status == 125)
-			return KB_MARK_SKIP;
-		if (res->exit_status == 126 || res->exit_status == 127) {
-			/* The shell could not find or execute the command: a
-			 * typo would otherwise mark every commit bad and blame
-			 * the first one (git bisect run refuses it too). */
-			snprintf(why, len, "the test exited with %d: the command "
-				 "was not found or could not be executed (126 and "
-				 "127 stop a bisection)", res->exit_status);
-			return 0;
-		}
-		if (res->exit_status < 128)
-			return KB_MARK_BAD;
-		snprintf(why, len, "the test exited with %d (128 and above stop a "
-			 "bisection)", res->exit_status);
-		return 0;
-	case KB_RUN_SIGNALED:
-		snprintf(why, len, "the test was killed by signal %d (%s)",
-			 res->term_signal, strsignal(res->term_signal));
-		return 0;
-	case KB_RUN_TIMEOUT:
-		snprintf(why, len, "the test %s", res->message);
-		return 0;
-	case KB_RUN_EXEC_FAILED:
-		snprintf(why, len, "%s", res->message);
-		return 0;
-	case KB_RUN_CRASHED:
-		/* the kernel under test died or hung: its fault */
-		return KB_MARK_SKIP;
-	}
-	return 0;
+	r->finished = kb_now();
+	r->exit_status = res->outcome == KB_RUN_EXITED ? res->exit_status : -1;
+	r->term_signal = res->outcome == KB_RUN_SIGNALED ? res->term_signal : 0;
+	r->timed_out = res->outcome == KB_RUN_TIMEOUT;
 }
 
-static const char *mark_word(char m)
+int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
+			  const struct kb_run_result *res, char mark, const char *why)
 {
-	return m == KB_MARK_GOOD ? "good" : m == KB_MARK_BAD ? "bad" : "skip";
-}
-
-/* Record a run's outcome and the mark it decides, in one transaction. */
-static int finish_run(struct kb_session *s, const struct kb_run_row *started,
-		      const struct kb_run_result *res)
-{
-	if (s->spec.bench.has_metric)
-		return kb_perf_record_run(s, started, res);
-
-	struct kb_run_row r = *started;
-	struct kb_buf tail = KB_BUF_INIT;
-	char why[1400] = "", *dir = kb_session_run_dir(s, started->id), *out;
-	char mark = classify(res, why, sizeof(why));
 	int ret;
 
-	out = kb_asprintf("%s/output", dir);
-	kb_read_tail(out, &tail, 2048);
-	kb_error_clear();
-	r.state = mark ? KB_RUN_DONE : KB_RUN_ABORTED;
-	r.finished = kb_now();
-	r.exit_status = res->outcome == KB_RUN_EXITED ? res->exit_status : -1;
-	r.term_signal = res->outcome == KB_RUN_SIGNALED ? res->term_signal : 0;
-	r.timed_out = res->outcome == KB_RUN_TIMEOUT;
-	r.output_tail = tail.ptr;
 	if ((ret = kb_store_begin(s->store)) < 0)
-		goto out;
-	if ((ret = kb_store_run_finish(s->store, &r)) < 0 ||
+		return ret;
+	if ((ret = kb_store_run_finish(s->store, r)) < 0 ||
 	    (res->outcome == KB_RUN_CRASHED &&
-	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r.sha,
+	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r->sha,
 				   res->message)) < 0) ||
-	    (mark && (ret = kb_store_mark_add(s->store, s->row.id, r.sha, mark,
-					      "test", r.id)) < 0) ||
-	    (!mark && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
-					    r.sha, why)) < 0) ||
-	    (ret = kb_store_commit(s->store)) < 0) {
+	    (mark && (ret = kb_store_mark_add(s->store, s->row.id, r->sha, mark,
+					      "test", r->id)) < 0) ||
+	    (why && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
+					  r->sha, why)) < 0) ||
+	    (ret = kb_store_commit(s->store)) < 0)
 		kb_store_rollback(s->store);
-		goto out;
-	}
-	if (mark && res->outcome == KB_RUN_CRASHED) {
-		kb_session_say(s, KB_SAY_WARN, "%.12s is skip: %s", r.sha, res->message);
-	} else if (mark) {
-		kb_session_say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
-		    mark_word(mark), r.exit_status);
-	} else {
-		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix the test and "
-			       "run 'kbisect resume'", why, r.sha, out);
-	}
-out:
-	kb_buf_release(&tail);
-	free(dir);
-	free(out);
 	return ret;
 }
 
@@ -478,8 +357,7 @@ static void on_wait(void *ctx)
 	kb_session_say(ctx, KB_SAY_INFO, "waiting for a test left running by an earlier kbisect");
 }
 
-/* Collect the runs an orchestrator that died left in state 'started'. */
-static int recover(struct kb_session *s, struct kb_target *t)
+int kb_session_recover(struct kb_session *s, struct kb_target *t)
 {
 	size_t i;
 	int ret;
@@ -500,7 +378,7 @@ static int recover(struct kb_session *s, struct kb_target *t)
 		if (found) {
 			kb_session_say(s, KB_SAY_INFO, "collected the result of run %lld at %.12s, "
 			    "finished while kbisect was down", (long long)r->id, r->sha);
-			if ((ret = finish_run(s, r, &res)) < 0)
+			if ((ret = s->mode->record_run(s, r, &res)) < 0)
 				return ret;
 			continue;
 		}
@@ -763,18 +641,9 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	if (!strcmp(s->spec.build, "kernel")) {
 		kb_session_progress(s, sha, "build", 0, runs);
 		ret = kernel_build(s, t, sha);
-		if (ret == 1 && s->n_next && kb_session_refresh(s) == 0) {
+		if (ret == 1 && s->n_next && s->mode->skipped && kb_session_refresh(s) == 0) {
 			/* skipped: what comes next is known now */
-			if (s->spec.bench.has_metric) {
-				kb_perf_next_candidates(s, sha, "skipped");
-			} else {
-				struct kb_next next;
-
-				s->n_next = 0;
-				if (kb_session_next(s, &next) == 0 && next.kind == KB_NEXT_TEST)
-					hex_of(s->next_shas[s->n_next++], &s->dag.oid[next.commit]);
-				kb_next_release(&next);
-			}
+			s->mode->skipped(s, sha);
 			kb_error_clear();
 		}
 		/* while this one is tested, build the next ones (a pool
@@ -848,44 +717,10 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 		ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
 			       (long long)row.id);
 	if (!ret)
-		ret = finish_run(s, &row, &res);
+		ret = s->mode->record_run(s, &row, &res);
 	kb_strv_clear(&env);
 	free(dir);
 	return ret;
-}
-
-/* The commits tested after 'node' if it is good, and if it is bad. */
-static void passfail_candidates(struct kb_session *s, size_t node)
-{
-	char *marks = kb_calloc(s->dag.g.n ? s->dag.g.n : 1, 1), m[2] = { KB_MARK_BAD,
-									  KB_MARK_GOOD };
-	int i;
-
-	s->n_next = 0;
-	for (i = 0; i < 2; i++) {
-		struct kb_next next;
-
-		memcpy(marks, s->marks, s->dag.g.n);
-		marks[node] = m[i];
-		if (kb_bisect_next(&s->dag.g, s->dag.bad, marks, s->spec.seed, &next) == 0 &&
-		    next.kind == KB_NEXT_TEST)
-			hex_of(s->next_shas[s->n_next++], &s->dag.oid[next.commit]);
-		kb_error_clear();
-		kb_next_release(&next);
-	}
-	free(marks);
-}
-
-int kb_session_test_commit(struct kb_session *s, struct kb_target *t, size_t node)
-{
-	char sha[GIT_OID_HEXSZ + 1];
-	int boot, ret;
-
-	hex_of(sha, &s->dag.oid[node]);
-	passfail_candidates(s, node);
-	if ((ret = kb_session_boot(s, t, sha, 1, &boot)) != 0)
-		return ret < 0 ? ret : 0;
-	return kb_session_run_once(s, t, sha, boot, 1);
 }
 
 int kb_session_finish(struct kb_session *s)
@@ -894,7 +729,7 @@ int kb_session_finish(struct kb_session *s)
 	char *text;
 	int ret;
 
-	if ((ret = kb_session_report(s, &report)) < 0)
+	if ((ret = s->mode->report(s, &report)) < 0)
 		return ret;
 	text = json_dumps(report, JSON_COMPACT);
 	json_decref(report);
@@ -965,68 +800,6 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	return ret;
 }
 
-static int open_target(struct kb_session *s, struct kb_target **t)
-{
-	return kb_session_open_slot(s, 0, t);
-}
-
-int kb_session_run(struct kb_session *s)
-{
-	struct kb_target *t = NULL;
-	int ret;
-
-	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
-	    (ret = open_target(s, &t)) < 0 ||
-	    (ret = t->ops->cleanup(t)) < 0 ||
-	    (ret = recover(s, t)) < 0)
-		goto out;
-	if (!strcmp(s->spec.kind, "compare")) {
-		ret = kb_compare_loop(s, t);
-		goto out;
-	}
-	if (s->spec.bench.has_metric && !s->spec.pool.n) {
-		ret = kb_perf_loop(s, t);
-		goto out;
-	}
-	if (s->spec.pool.n) {
-		ret = kb_pool_loop(s);
-		goto out;
-	}
-	for (;;) {
-		struct kb_next next;
-		char sha[GIT_OID_HEXSZ + 1], subject[256];
-		size_t node;
-
-		if (s->stop && *s->stop) {
-			ret = kb_error(KB_EINTR, "stopped; continue with 'kbisect resume'");
-			break;
-		}
-		if ((ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
-			break;
-		if (next.kind != KB_NEXT_TEST) {
-			kb_next_release(&next);
-			ret = kb_session_finish(s);
-			break;
-		}
-		hex_of(sha, &s->dag.oid[next.commit]);
-		subject_of(s, sha, subject, sizeof(subject));
-		kb_session_say(s, KB_SAY_STEP, "Bisecting: %zu revision%s left to test after this "
-		    "(roughly %d step%s)", next.nleft - 1 - next.split,
-		    next.nleft - 1 - next.split == 1 ? "" : "s", next.steps_left,
-		    next.steps_left == 1 ? "" : "s");
-		kb_session_say(s, KB_SAY_INFO, "[%s] %s", sha, subject);
-		s->steps_after = next.steps_left;
-		node = next.commit;
-		kb_next_release(&next);
-		if ((ret = kb_session_test_commit(s, t, node)) < 0)
-			break;
-	}
-out:
-	kb_ahead_stop(s);
-	kb_target_close(t);
-	return ret;
-}
-
 int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
 {
 	struct kb_next next;
@@ -1072,7 +845,7 @@ int kb_session_end(struct kb_session *s)
 
 		/* VMs and the like that a crash left behind; a host that does
 		 * not answer keeps its files, and the session still ends */
-		if ((ret = open_target(s, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
+		if ((ret = kb_session_open_slot(s, 0, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
 			kb_target_close(t);
 			if (strncmp(s->spec.target, "ssh://", 6))
 				return ret;

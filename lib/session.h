@@ -68,7 +68,10 @@ struct kb_progress {
 	void (*status)(void *ctx, const struct kb_status *st); /* may be NULL */
 };
 
+struct kb_mode_ops;
+
 struct kb_session {
+	const struct kb_mode_ops *mode;  /* how it decides what to test */
 	struct kb_store *store;          /* borrowed */
 	struct kb_session_row row;
 	struct kb_spec spec;
@@ -133,8 +136,12 @@ int kb_spec_check(struct kb_spec *spec, git_repository *repo);
  * transaction. */
 int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_t *id);
 
-/* Load the active session (or, with 'any', the newest one). */
+/* Load the active session (or, with 'any', the newest one), with no
+ * mode: enough to read, mark and end it. */
 int kb_session_load(struct kb_session *s, struct kb_store *store,
+		    const char *statedir, int any);
+/* The same, with the mode that runs it: to run, report or show it. */
+int kb_session_open(struct kb_session *s, struct kb_store *store,
 		    const char *statedir, int any);
 void kb_session_release(struct kb_session *s);
 

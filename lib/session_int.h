@@ -1,7 +1,7 @@
 /*
- * session_int.h - what the session's files share and nothing else uses:
- * the pass/fail loop in session.c and the performance loop in
- * perf_session.c.
+ * session_int.h - what the session core (session.c), the report model
+ * (report.c) and the modes above them (mode.h) share, and nothing else
+ * uses.
  */
 #ifndef KB_SESSION_INT_H
 #define KB_SESSION_INT_H
@@ -31,15 +31,26 @@ void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step)
 void kb_session_target_info(struct kb_session *s, json_t *o);
 /* Open the target of machine 'slot' (0: --target, then the pool's). */
 int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t);
-/* Build, boot and test one commit of a pass/fail bisection, and mark it. */
-int kb_session_test_commit(struct kb_session *s, struct kb_target *t, size_t node);
 /* The subject of a commit (malloc'd; "" when it cannot be read). */
 char *kb_session_subject(struct kb_session *s, const char *sha);
+/* Load the session of 'row' (taken over by the session); no mode is set. */
+int kb_session_load_row(struct kb_session *s, struct kb_store *store, const char *statedir,
+			struct kb_session_row *row);
+/* Collect the runs an orchestrator that died left in state 'started'. */
+int kb_session_recover(struct kb_session *s, struct kb_target *t);
+/* Fill the end, exit status, signal and timeout of run 'r' from 'res'. */
+void kb_session_run_outcome(struct kb_run_row *r, const struct kb_run_result *res);
+/* Record a finished run in one transaction: the run, the boot failure a
+ * crash stands for, the mark 'mark' (0: none) it decides, and the reason
+ * 'why' (NULL: none) it stops the session. */
+int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
+			  const struct kb_run_result *res, char mark, const char *why);
+/* Add a warning {kind, message} to a report's array. */
+void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* A run whose test died with the process that ran it: its leftovers
  * killed, recorded as cut short (it runs again). */
 int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r);
-/* A pass/fail bisection on the machines of the pool at once. */
-int kb_pool_loop(struct kb_session *s);
 void kb_session_setup_info(struct kb_session *s, json_t *o);
 void kb_session_culprit_people(struct kb_session *s, json_t *o);
 
@@ -76,37 +87,5 @@ void kb_ahead_start(struct kb_session *s, struct kb_target *t, const char (*shas
 void kb_ahead_poll(struct kb_session *s);
 void kb_ahead_wait(struct kb_session *s, const char *sha);
 void kb_ahead_stop(struct kb_session *s);
-
-/* Performance mode (perf_session.c). */
-/* The commits likely measured after 'sha' (role "probe" or a calibration),
- * into s->next_shas. */
-void kb_perf_next_candidates(struct kb_session *s, const char *sha, const char *role);
-int kb_perf_loop(struct kb_session *s, struct kb_target *t);
-struct kb_perf_job;
-struct kb_perf_out;
-/* What machine 'machine' of a pool measures next (-1: the whole), with
- * 'busy' under way elsewhere and the verification pair of each machine in
- * 'pairs' (NULL: as recorded). */
-int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
-		      size_t nbusy, const signed char *pairs, struct kb_perf_out *out);
-/* The verification pair each machine of a pool measures (see struct
- * kb_perf_in; recorded as events of kind "verify", machine m measures
- * pair m % 2 until then); malloc'd, one per machine. */
-signed char *kb_perf_pairs(struct kb_session *s);
-/* Build, boot and measure 'sha' for 'runs' runs; a commit that fails to
- * build or set up is skipped (0), at an endpoint that is an error. */
-int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
-			 int runs);
-/* Revert 'culprit' on top of BAD and record it. */
-int kb_perf_make_revert(struct kb_session *s, const char *culprit);
-/* A guess at the commits still to measure after the one 'out' asks for. */
-int kb_perf_steps_after(const struct kb_perf_out *out);
-int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
-		       const struct kb_run_result *res);
-int kb_perf_report(struct kb_session *s, json_t **out);
-int kb_perf_status(struct kb_session *s, json_t *status);
-/* 'kbisect compare' (perf_session.c). */
-int kb_compare_loop(struct kb_session *s, struct kb_target *t);
-int kb_compare_report(struct kb_session *s, json_t **out);
 
 #endif

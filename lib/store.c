@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bisect.h"
+
 struct kb_store {
 	sqlite3 *db;
 	char *path;
@@ -428,10 +430,6 @@ int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
 	return step_done(s, st, "updating the session");
 }
 
-static const char *mark_name(char m)
-{
-	return m == 'g' ? "good" : m == 'b' ? "bad" : "skip";
-}
 
 int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
 		      char mark, const char *source, int64_t run)
@@ -445,7 +443,7 @@ int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
 		return ret;
 	sqlite3_bind_int64(st, 1, session);
 	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, mark_name(mark), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, kb_mark_name(mark), -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 4, source, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_double(st, 5, kb_now());
 	if (run)

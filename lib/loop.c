@@ -1,0 +1,49 @@
+/*
+ * The loop that drives a session's mode: on one machine, plan a job and
+ * do it here until there is a verdict; on a pool, the pool scheduler
+ * (pool.c) does the same on all its machines at once.
+ */
+#include "mode.h"
+
+static int one_machine(struct kb_session *s, struct kb_target *t)
+{
+	static const int machine0 = 0;
+	struct kb_plan_in in = { NULL, 0, &machine0, 1, 1, 0, 0 };
+	int ret;
+
+	for (;;) {
+		struct kb_job job;
+		size_t n = 0;
+
+		if (s->stop && *s->stop)
+			return kb_error(KB_EINTR, "stopped; %s", s->mode->resume);
+		if ((ret = kb_session_refresh(s)) < 0 ||
+		    (ret = s->mode->plan(s, &in, &job, &n)) < 0)
+			return ret;
+		if (ret == KB_PLAN_FINISH)
+			return kb_session_finish(s);
+		if (ret == KB_PLAN_STOP || !n)
+			return kb_error(KB_EINTR, "stopped; %s", s->mode->resume);
+		if ((ret = s->mode->work(s, t, &job)) < 0)
+			return ret;
+	}
+}
+
+int kb_session_run(struct kb_session *s)
+{
+	struct kb_target *t = NULL;
+	int ret;
+
+	if (!s->mode)
+		return kb_error(KB_ERROR, "the session has no mode");
+	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
+	    (ret = kb_session_open_slot(s, 0, &t)) < 0 ||
+	    (ret = t->ops->cleanup(t)) < 0 ||
+	    (ret = kb_session_recover(s, t)) < 0)
+		goto out;
+	ret = s->spec.pool.n ? kb_pool_loop(s) : one_machine(s, t);
+out:
+	kb_ahead_stop(s);
+	kb_target_close(t);
+	return ret;
+}
