@@ -122,8 +122,13 @@ static void collect(struct kb_session *s)
 		if (kb_read_file(p, &b, 4096) == 0 &&
 		    sscanf(b.ptr, "%15s %lf %255s", what, &secs, rel) == 3 &&
 		    strcmp(what, "cached")) {
-			kb_store_event(s->store, s->row.id, "build", "%s ahead %s %.1f %s",
-				       s->ahead_shas[i], what, secs, rel);
+			struct kb_event e = { .kind = KB_EV_BUILD, .ahead = 1,
+					      .seconds = secs };
+
+			e.result = !strcmp(what, "failed") ? KB_EV_FAILED : KB_EV_BUILT;
+			memcpy(e.sha, s->ahead_shas[i], 41);
+			snprintf(e.release, sizeof(e.release), "%s", rel);
+			kb_event_add(s->store, s->row.id, &e);
 			if (!strcmp(what, "built"))
 				kb_session_say(s, KB_SAY_INFO, "built %.12s ahead (%.0f s)",
 					       s->ahead_shas[i], secs);

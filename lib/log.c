@@ -148,14 +148,14 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 	add_word(out, s->spec.bench.json);
 	kb_buf_addch(out, '\n');
 	{
-		struct kb_event_row *ev;
-		size_t nev;
+		struct kb_revert_row *rv;
+		size_t nrv;
 
-		if (kb_store_events(s->store, s->row.id, &ev, &nev) == 0) {
-			for (i = 0; i < nev; i++)
-				if (!strcmp(ev[i].kind, "revert"))
-					kb_buf_addf(out, "revert %s\n", ev[i].detail);
-			kb_event_rows_free(ev, nev);
+		if (kb_store_reverts(s->store, s->row.id, &rv, &nrv) == 0) {
+			for (i = 0; i < nrv; i++)
+				kb_buf_addf(out, "revert %s %s\n", rv[i].culprit,
+					    rv[i].sha[0] ? rv[i].sha : "-");
+			free(rv);
 		}
 		kb_error_clear();
 	}
@@ -315,7 +315,7 @@ static int replay_revert(struct kb_store *store, git_repository *repo, int64_t s
 		git_oid_tostr(hex, sizeof(hex), &rev);
 	if (strcmp(hex, w->v[2]))
 		return line_err(origin, line, "the revert does not come out as recorded");
-	return kb_store_event(store, session, "revert", "%s %s", w->v[1], hex);
+	return kb_store_revert_add(store, session, w->v[1], applied ? hex : NULL);
 }
 
 int kb_session_replay(struct kb_store *store, git_repository *repo,

@@ -44,24 +44,19 @@ static int load_shas(struct kb_session *s)
  * apply).  Returns 0 if none was made. */
 static int revert_info(struct kb_session *s, char of[41], char sha[41])
 {
-	struct kb_event_row *ev;
-	size_t n, i;
-	int found = 0;
+	struct kb_revert_row *r;
+	size_t n;
 
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0)
+	if (kb_store_reverts(s->store, s->row.id, &r, &n) < 0) {
+		kb_error_clear();
 		return 0;
-	for (i = 0; i < n; i++) {
-		char a[41], b[41];
-
-		if (strcmp(ev[i].kind, "revert") ||
-		    sscanf(ev[i].detail, "%40s %40s", a, b) != 2)
-			continue;
-		snprintf(of, 41, "%s", a);
-		snprintf(sha, 41, "%s", strcmp(b, "-") ? b : "");
-		found = 1;
 	}
-	kb_event_rows_free(ev, n);
-	return found;
+	if (n) {
+		memcpy(of, r[n - 1].culprit, 41);
+		memcpy(sha, r[n - 1].sha, 41);
+	}
+	free(r);
+	return n > 0;
 }
 
 /* The key of a run: the id of the first run of its boot, then the run. */
@@ -133,47 +128,12 @@ signed char *kb_perf_pairs(struct kb_session *s)
 {
 	size_t n = s->spec.pool.n + 1, i;
 	signed char *pair = kb_calloc(n, 1);
-	struct kb_event_row *ev;
-	size_t nev;
 
 	for (i = 0; i < n; i++)
 		pair[i] = (signed char)(i % 2);
-	if (kb_store_events(s->store, s->row.id, &ev, &nev) < 0) {
+	if (kb_store_pairs(s->store, s->row.id, pair, n) < 0)
 		kb_error_clear();
-		return pair;
-	}
-	for (i = 0; i < nev; i++) {
-		const char *p = ev[i].detail;
-		size_t m;
-
-		if (strcmp(ev[i].kind, "verify"))
-			continue;
-		for (m = 0; m < n && *p; m++) {
-			char *end;
-			long v = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			pair[m] = (signed char)(v < 0 ? -1 : v > 1 ? 1 : v);
-			p = end;
-		}
-	}
-	kb_event_rows_free(ev, nev);
 	return pair;
-}
-
-/* Record the verification pair of each machine of a pool. */
-static int set_pairs(struct kb_session *s, const signed char *pairs)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	size_t i;
-	int ret;
-
-	for (i = 0; i <= s->spec.pool.n; i++)
-		kb_buf_addf(&b, "%s%d", i ? " " : "", pairs[i]);
-	ret = kb_store_event(s->store, s->row.id, "verify", "%s", b.ptr);
-	kb_buf_release(&b);
-	return ret;
 }
 
 struct input {
@@ -395,7 +355,7 @@ int kb_perf_make_revert(struct kb_session *s, const char *culprit)
 		kb_session_say(s, KB_SAY_INFO, "the revert of %.12s does not apply on BAD: "
 			       "no revert check", culprit);
 	}
-	return kb_store_event(s->store, s->row.id, "revert", "%s %s", culprit, hex);
+	return kb_store_revert_add(s->store, s->row.id, culprit, applied ? hex : NULL);
 }
 
 /* The probe's next commit if its samples come out at 'value'. */
@@ -547,7 +507,7 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	memcpy(was, pairs, (size_t)n);
 	for (i = 0, k = 0; i < n; i++)
 		pairs[i] = retired[i] ? -1 : (signed char)(k++ % 2);
-	if (memcmp(was, pairs, (size_t)n) && (ret = set_pairs(s, pairs)) < 0)
+	if (memcmp(was, pairs, (size_t)n) && (ret = kb_store_set_pairs(s->store, s->row.id, pairs, (size_t)n)) < 0)
 		goto out;
 	/* the whole first: finished, or a revert to make */
 	for (;;) {

@@ -43,6 +43,16 @@ static void worker_say(void *ctx, enum kb_say_level level, const char *msg)
 
 static const struct kb_progress worker_progress = { worker_say, NULL, NULL };
 
+static int machine_event(struct kb_store *store, int64_t session, int slot,
+			 enum kb_event_result what, const char *sha, const char *text)
+{
+	struct kb_event e = { .kind = KB_EV_MACHINE, .result = what, .machine = slot,
+			      .text = text };
+
+	snprintf(e.sha, sizeof(e.sha), "%s", sha ? sha : "");
+	return kb_event_add(store, session, &e);
+}
+
 /* The process that tests 'node' on machine 'slot': it dies with kbisect,
  * leaves a stop request to kbisect (which stops once the tests at work are
  * done), and exits 0 when the commit is marked, 2 when the machine failed
@@ -73,8 +83,7 @@ static void __attribute__((noreturn)) worker(struct kb_session *s, int slot,
 	    (ret = kb_session_open_slot(s, slot, &t)) == 0)
 		ret = s->mode->work(s, t, job);
 	if (ret < 0)
-		kb_store_event(store, s->row.id, "machine", "%d failed %s\n%s", slot,
-			       job->sha, kb_error_last());
+		machine_event(store, s->row.id, slot, KB_EV_FAILED, job->sha, kb_error_last());
 	if (t)
 		kb_target_close(t);
 	kb_store_close(store);
@@ -84,24 +93,21 @@ static void __attribute__((noreturn)) worker(struct kb_session *s, int slot,
 /* The message a worker of 'slot' left when it failed. */
 static char *failure_of(struct kb_session *s, int slot)
 {
-	struct kb_event_row *ev;
+	struct kb_event *ev;
 	size_t n, i;
-	char *msg = NULL, prefix[32];
+	char *msg = NULL;
 
-	snprintf(prefix, sizeof(prefix), "%d failed ", slot);
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
 		return kb_strdup("(no message)");
 	}
 	for (i = 0; i < n; i++)
-		if (!strcmp(ev[i].kind, "machine") && !strncmp(ev[i].detail, prefix,
-							       strlen(prefix))) {
-			const char *nl = strchr(ev[i].detail, '\n');
-
+		if (ev[i].kind == KB_EV_MACHINE && ev[i].result == KB_EV_FAILED &&
+		    ev[i].machine == slot) {
 			free(msg);
-			msg = kb_strdup(nl ? nl + 1 : ev[i].detail);
+			msg = kb_strdup(ev[i].text);
 		}
-	kb_event_rows_free(ev, n);
+	kb_events_free(ev, n);
 	return msg ? msg : kb_strdup("(no message)");
 }
 
@@ -110,7 +116,7 @@ static int start(struct kb_session *s, struct slot *sl, int slot)
 {
 	pid_t pid;
 
-	kb_store_event(s->store, s->row.id, "machine", "%d testing %s", slot, sl->job.sha);
+	machine_event(s->store, s->row.id, slot, KB_EV_TESTING, sl->job.sha, NULL);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return kb_error_errno(KB_ERROR, "cannot start a process for machine %d", slot);
@@ -140,7 +146,7 @@ static int reap(struct kb_session *s, struct slot *sl, int n, int *failed_slot)
 	took_sum += kb_now() - sl[i].since;
 	took_n++;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
-		return kb_store_event(s->store, s->row.id, "machine", "%d done %s", i, sl[i].job.sha);
+		return machine_event(s->store, s->row.id, i, KB_EV_DONE, sl[i].job.sha, NULL);
 	*failed_slot = i;
 	if (WIFSIGNALED(st) || (WIFEXITED(st) && WEXITSTATUS(st) == 2)) {
 		char *why = WIFSIGNALED(st) ? kb_asprintf("the process testing on it was "
@@ -155,7 +161,7 @@ static int reap(struct kb_session *s, struct slot *sl, int n, int *failed_slot)
 					kb_session_interrupt_run(s, &s->runs[r]);
 		kb_error_clear();
 		sl[i].retired = 1;
-		kb_store_event(s->store, s->row.id, "machine", "%d retired\n%s", i, why);
+		machine_event(s->store, s->row.id, i, KB_EV_RETIRED, NULL, why);
 		kb_session_say(s, KB_SAY_WARN, "machine %d is out of the pool: %s", i, why);
 		free(why);
 		return 0;

@@ -51,44 +51,41 @@ void kb_session_culprit_people(struct kb_session *s, json_t *o)
  * events. */
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *o)
 {
-	struct kb_event_row *ev;
-	size_t n, i, len = strlen(sha);
+	struct kb_event *ev;
+	size_t n, i;
 
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
 		return;
 	}
 	for (i = 0; i < n; i++) {
-		const char *nl;
+		const struct kb_event *e = &ev[i];
+		int build = e->kind == KB_EV_BUILD ||
+			    (e->kind == KB_EV_HOOK && !strcmp(e->hook, "build"));
 
-		if ((strcmp(ev[i].kind, "build") && strcmp(ev[i].kind, "boot")) ||
-		    strncmp(ev[i].detail, sha, len) ||
-		    strncmp(ev[i].detail + len, " failed", 7) || !(nl = strchr(ev[i].detail, '\n')))
+		if ((!build && e->kind != KB_EV_BOOT) || e->result != KB_EV_FAILED ||
+		    e->ahead || strcmp(e->sha, sha))
 			continue;
-		json_object_set_new(o, !strcmp(ev[i].kind, "build") ? "build_error" : "boot_error",
-				    json_string(nl + 1));
+		json_object_set_new(o, build ? "build_error" : "boot_error",
+				    json_string(e->text));
 	}
-	kb_event_rows_free(ev, n);
+	kb_events_free(ev, n);
 }
 
 void kb_session_target_info(struct kb_session *s, json_t *o)
 {
-	struct kb_event_row *ev;
+	struct kb_event *ev;
 	size_t n, i;
 	char accel[16] = "";
 
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
 		return;
 	}
-	for (i = 0; i < n; i++) {
-		char sha[64], what[16], a[16];
-
-		if (!strcmp(ev[i].kind, "boot") &&
-		    sscanf(ev[i].detail, "%63s %15s %15s", sha, what, a) == 3 && strcmp(a, "-"))
-			snprintf(accel, sizeof(accel), "%s", a);
-	}
-	kb_event_rows_free(ev, n);
+	for (i = 0; i < n; i++)
+		if (ev[i].kind == KB_EV_BOOT && ev[i].accel[0])
+			memcpy(accel, ev[i].accel, sizeof(accel));
+	kb_events_free(ev, n);
 	if (accel[0])
 		json_object_set_new(o, "accel", json_string(accel));
 	if (s->spec.machine) {
@@ -143,16 +140,18 @@ void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
 
 size_t kb_session_builds_total(struct kb_session *s)
 {
-	struct kb_event_row *ev;
+	struct kb_event *ev;
 	size_t n, i, count = 0;
 
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
 		return 0;
 	}
+	/* a cache hit runs no make; a --build command counts, run or failed */
 	for (i = 0; i < n; i++)
-		count += !strcmp(ev[i].kind, "build") && !strstr(ev[i].detail, " cached ");
-	kb_event_rows_free(ev, n);
+		count += (ev[i].kind == KB_EV_BUILD && ev[i].result != KB_EV_CACHED) ||
+			 (ev[i].kind == KB_EV_HOOK && !strcmp(ev[i].hook, "build"));
+	kb_events_free(ev, n);
 	return count;
 }
 
@@ -168,7 +167,7 @@ int kb_session_report(struct kb_session *s, json_t **out)
 static json_t *machines_json(struct kb_session *s)
 {
 	json_t *a = json_array();
-	struct kb_event_row *ev;
+	struct kb_event *ev;
 	size_t n, i, k;
 
 	for (k = 0; k <= s->spec.pool.n; k++) {
@@ -185,37 +184,33 @@ static json_t *machines_json(struct kb_session *s)
 						   "idle"));
 		json_decref(m);
 	}
-	if (kb_store_events(s->store, s->row.id, &ev, &n) < 0) {
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
 		return a;
 	}
 	for (i = 0; i < n; i++) {
-		char what[16], sha[64];
-		int slot, len = 0;
+		const struct kb_event *e = &ev[i];
 		json_t *m;
 
-		if (strcmp(ev[i].kind, "machine") ||
-		    sscanf(ev[i].detail, "%d %15s %n", &slot, what, &len) < 2 ||
-		    !(m = json_array_get(a, (size_t)slot)))
+		if (e->kind != KB_EV_MACHINE || e->machine < 0 ||
+		    !(m = json_array_get(a, (size_t)e->machine)))
 			continue;
-		if (!strcmp(what, "testing") && sscanf(ev[i].detail + len, "%63s", sha) == 1) {
+		if (e->result == KB_EV_TESTING && e->sha[0]) {
 			json_object_set_new(m, "state", json_string("testing"));
-			json_object_set_new(m, "commit", json_string(sha));
-			json_object_set_new(m, "since", json_real(ev[i].ts));
-		} else if (!strcmp(what, "done") || !strcmp(what, "failed")) {
+			json_object_set_new(m, "commit", json_string(e->sha));
+			json_object_set_new(m, "since", json_real(e->ts));
+		} else if (e->result == KB_EV_DONE || e->result == KB_EV_FAILED) {
 			json_object_set_new(m, "state", json_string("idle"));
 			json_object_del(m, "commit");
-			json_object_set_new(m, "since", json_real(ev[i].ts));
-		} else if (!strcmp(what, "retired")) {
-			const char *nl = strchr(ev[i].detail, '\n');
-
+			json_object_set_new(m, "since", json_real(e->ts));
+		} else if (e->result == KB_EV_RETIRED) {
 			json_object_set_new(m, "state", json_string("retired"));
 			json_object_del(m, "commit");
-			json_object_set_new(m, "since", json_real(ev[i].ts));
-			json_object_set_new(m, "reason", json_string(nl ? nl + 1 : ""));
+			json_object_set_new(m, "since", json_real(e->ts));
+			json_object_set_new(m, "reason", json_string(e->text));
 		}
 	}
-	kb_event_rows_free(ev, n);
+	kb_events_free(ev, n);
 	return a;
 }
 

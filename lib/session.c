@@ -180,9 +180,13 @@ int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_
 	if ((ret = refuse_if_active(store)) < 0)
 		return ret;
 	json = kb_spec_to_json(spec);
-	if ((ret = kb_store_session_create(store, json, id)) == 0)
-		ret = kb_store_event(store, *id, "start", "%s..%s",
-				     spec->good_specs.v[0], spec->bad_spec);
+	if ((ret = kb_store_session_create(store, json, id)) == 0) {
+		char *range = kb_asprintf("%s..%s", spec->good_specs.v[0], spec->bad_spec);
+		struct kb_event e = { .kind = KB_EV_START, .text = range };
+
+		ret = kb_event_add(store, *id, &e);
+		free(range);
+	}
 	free(json);
 	return ret;
 }
@@ -332,24 +336,50 @@ void kb_session_run_outcome(struct kb_run_row *r, const struct kb_run_result *re
 	r->timed_out = res->outcome == KB_RUN_TIMEOUT;
 }
 
-int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
-			  const struct kb_run_result *res, char mark, const char *why)
+int kb_session_record(struct kb_session *s, const struct kb_run_row *run,
+		      const struct kb_event *ev, size_t nev, const char *sha, char mark,
+		      const char *source)
 {
+	size_t i;
 	int ret;
 
 	if ((ret = kb_store_begin(s->store)) < 0)
 		return ret;
-	if ((ret = kb_store_run_finish(s->store, r)) < 0 ||
-	    (res->outcome == KB_RUN_CRASHED &&
-	     (ret = kb_store_event(s->store, s->row.id, "boot", "%s failed -\n%s", r->sha,
-				   res->message)) < 0) ||
-	    (mark && (ret = kb_store_mark_add(s->store, s->row.id, r->sha, mark,
-					      "test", r->id)) < 0) ||
-	    (why && (ret = kb_store_event(s->store, s->row.id, "abort", "%s: %s",
-					  r->sha, why)) < 0) ||
-	    (ret = kb_store_commit(s->store)) < 0)
-		kb_store_rollback(s->store);
+	if (run && (ret = kb_store_run_finish(s->store, run)) < 0)
+		goto fail;
+	for (i = 0; i < nev; i++)
+		if ((ret = kb_event_add(s->store, s->row.id, &ev[i])) < 0)
+			goto fail;
+	if (mark && (ret = kb_store_mark_add(s->store, s->row.id, sha, mark, source,
+					     run ? run->id : 0)) < 0)
+		goto fail;
+	if ((ret = kb_store_commit(s->store)) == 0)
+		return 0;
+fail:
+	kb_store_rollback(s->store);
 	return ret;
+}
+
+int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
+			  const struct kb_run_result *res, char mark, const char *why)
+{
+	struct kb_event ev[2];
+	size_t n = 0;
+
+	memset(ev, 0, sizeof(ev));
+	if (res->outcome == KB_RUN_CRASHED) {
+		/* the kernel under test died or hung in the run */
+		ev[n].kind = KB_EV_BOOT;
+		ev[n].result = KB_EV_FAILED;
+		memcpy(ev[n].sha, r->sha, 41);
+		ev[n++].text = res->message;
+	}
+	if (why) {
+		ev[n].kind = KB_EV_ABORT;
+		memcpy(ev[n].sha, r->sha, 41);
+		ev[n++].text = why;
+	}
+	return kb_session_record(s, r, ev, n, r->sha, mark, "test");
 }
 
 static void on_wait(void *ctx)
@@ -399,9 +429,12 @@ int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r)
 	r->exit_status = -1;
 	if ((ret = kb_store_run_finish(s->store, r)) < 0)
 		return ret;
-	kb_store_event(s->store, s->row.id, "interrupted",
-		       "run %lld at %s was cut short; it runs again",
-		       (long long)r->id, r->sha);
+	{
+		struct kb_event e = { .kind = KB_EV_INTERRUPTED, .run = r->id };
+
+		memcpy(e.sha, r->sha, 41);
+		kb_event_add(s->store, s->row.id, &e);
+	}
 	kb_session_say(s, KB_SAY_WARN, "run %lld at %.12s was cut short by a crash; "
 		       "running it again", (long long)r->id, r->sha);
 	return 0;
@@ -506,6 +539,7 @@ int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 static int kernel_build(struct kb_session *s, struct kb_target *t, const char *sha)
 {
 	struct kb_build_result res;
+	struct kb_event e;
 	int ret;
 
 	kb_ahead_wait(s, sha);
@@ -526,20 +560,17 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	}
 	if (ret < 0)
 		return ret;
+	memset(&e, 0, sizeof(e));
+	e.kind = KB_EV_BUILD;
+	snprintf(e.sha, sizeof(e.sha), "%s", sha);
+	e.seconds = res.seconds;
 	if (res.failed) {
 		kb_session_say(s, KB_SAY_WARN, "the build fails at %.12s: skipping it\n%s",
 			       sha, res.error);
-		if ((ret = kb_store_begin(s->store)) < 0)
-			return ret;
-		if ((ret = kb_store_event(s->store, s->row.id, "build", "%s failed %.1f\n%s",
-					  sha, res.seconds, res.error)) < 0 ||
-		    (ret = kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, "build",
-					     0)) < 0 ||
-		    (ret = kb_store_commit(s->store)) < 0) {
-			kb_store_rollback(s->store);
-			return ret;
-		}
-		return 1;
+		e.result = KB_EV_FAILED;
+		e.text = res.error;
+		ret = kb_session_record(s, NULL, &e, 1, sha, KB_MARK_SKIP, "build");
+		return ret < 0 ? ret : 1;
 	}
 	kb_session_say(s, KB_SAY_INFO, "%s %.12s as %s%s", res.cached ? "found" : "built",
 		       sha, res.release, res.cached ? " in the cache" : "");
@@ -548,8 +579,9 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	s->build_dir = kb_strdup(res.dir);
 	s->build_release = kb_strdup(res.release);
 	t->kernel_dir = s->build_dir;
-	return kb_store_event(s->store, s->row.id, "build", "%s %s %.1f %s", sha,
-			      res.cached ? "cached" : "built", res.seconds, res.release);
+	e.result = res.cached ? KB_EV_CACHED : KB_EV_BUILT;
+	snprintf(e.release, sizeof(e.release), "%s", res.release);
+	return kb_event_add(s->store, s->row.id, &e);
 }
 
 /*
@@ -567,8 +599,11 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct kb_run_spec rs = { argv, NULL, t->workdir, 0 };
 	struct kb_run_result res;
+	struct kb_event e = { .kind = KB_EV_HOOK, .result = KB_EV_OK };
 	int ret;
 
+	snprintf(e.sha, sizeof(e.sha), "%s", sha);
+	snprintf(e.hook, sizeof(e.hook), "%s", kind);
 	kb_session_env(&env, s, sha, boot, 0);
 	rs.env = (const char *const *)env.v;
 	if (!strcmp(kind, "setup"))
@@ -579,21 +614,14 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 	kb_read_tail(log, &tail, 1024);
 	kb_error_clear();
 	if (res.outcome == KB_RUN_EXITED && !res.exit_status) {
-		kb_store_event(s->store, s->row.id, kind, "%s ok", sha);
+		kb_event_add(s->store, s->row.id, &e);
 		goto out;
 	}
-	ret = 1;
 	kb_session_say(s, KB_SAY_WARN, "%s failed at %.12s: skipping it (log: %s)", kind, sha, log);
-	if ((ret = kb_store_begin(s->store)) < 0)
-		goto out;
-	if ((ret = kb_store_event(s->store, s->row.id, kind, "%s failed: %s", sha,
-				  tail.ptr)) < 0 ||
-	    (ret = kb_store_mark_add(s->store, s->row.id, sha, KB_MARK_SKIP, kind, 0)) < 0 ||
-	    (ret = kb_store_commit(s->store)) < 0) {
-		kb_store_rollback(s->store);
-		goto out;
-	}
-	ret = 1;
+	e.result = KB_EV_FAILED;
+	e.text = tail.ptr;
+	if ((ret = kb_session_record(s, NULL, &e, 1, sha, KB_MARK_SKIP, kind)) == 0)
+		ret = 1;
 out:
 	kb_strv_clear(&env);
 	kb_buf_release(&tail);
@@ -607,20 +635,15 @@ out:
 static int boot_failed(struct kb_session *s, struct kb_target *t, const char *sha)
 {
 	char mark = s->spec.boot_fail == 'b' ? KB_MARK_BAD : KB_MARK_SKIP;
+	struct kb_event e = { .kind = KB_EV_BOOT, .result = KB_EV_FAILED, .text = t->fault };
 	int ret;
 
 	kb_session_say(s, KB_SAY_WARN, "%.12s: %s: marking it %s", sha, t->fault,
-		       mark == KB_MARK_BAD ? "bad" : "skip");
-	if ((ret = kb_store_begin(s->store)) < 0)
-		return ret;
-	if ((ret = kb_store_event(s->store, s->row.id, "boot", "%s failed %s\n%s", sha,
-				  t->accel[0] ? t->accel : "-", t->fault)) < 0 ||
-	    (ret = kb_store_mark_add(s->store, s->row.id, sha, mark, "boot", 0)) < 0 ||
-	    (ret = kb_store_commit(s->store)) < 0) {
-		kb_store_rollback(s->store);
-		return ret;
-	}
-	return 1;
+		       kb_mark_name(mark));
+	snprintf(e.sha, sizeof(e.sha), "%s", sha);
+	snprintf(e.accel, sizeof(e.accel), "%s", t->accel);
+	ret = kb_session_record(s, NULL, &e, 1, sha, mark, "boot");
+	return ret < 0 ? ret : 1;
 }
 
 int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
@@ -673,8 +696,13 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		return boot_failed(s, t, sha);
 	if (ret < 0)
 		return ret;
-	if (t->accel[0])
-		kb_store_event(s->store, s->row.id, "boot", "%s ok %s", sha, t->accel);
+	if (t->accel[0]) {
+		struct kb_event e = { .kind = KB_EV_BOOT, .result = KB_EV_OK };
+
+		snprintf(e.sha, sizeof(e.sha), "%s", sha);
+		snprintf(e.accel, sizeof(e.accel), "%s", t->accel);
+		kb_event_add(s->store, s->row.id, &e);
+	}
 	if (t->ops->guest)
 		return 0;
 	for (i = 0; i < s->spec.bench.setup.n; i++)
@@ -738,7 +766,8 @@ int kb_session_finish(struct kb_session *s)
 	if ((ret = kb_store_session_finish(s->store, s->row.id,
 					   strcmp(s->spec.kind, "compare") ? "done" : "compare",
 					   text)) < 0 ||
-	    (ret = kb_store_event(s->store, s->row.id, "verdict", "%s", text)) < 0 ||
+	    (ret = kb_event_add(s->store, s->row.id, &(struct kb_event){ .kind = KB_EV_VERDICT,
+								     .text = text })) < 0 ||
 	    (ret = kb_store_commit(s->store)) < 0)
 		kb_store_rollback(s->store);
 	if (strcmp(s->spec.kind, "compare")) {
@@ -858,7 +887,7 @@ int kb_session_end(struct kb_session *s)
 	}
 	if ((ret = kb_store_session_finish(s->store, s->row.id, "ended", NULL)) < 0)
 		return ret;
-	kb_store_event(s->store, s->row.id, "reset", "session ended");
+	kb_event_add(s->store, s->row.id, &(struct kb_event){ .kind = KB_EV_RESET });
 	/* the kernel source and build directories stay, for the next
 	 * session's incremental builds */
 	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {

@@ -6,6 +6,7 @@
 #ifndef KB_SESSION_INT_H
 #define KB_SESSION_INT_H
 
+#include "event.h"
 #include "run.h"
 #include "session.h"
 
@@ -40,6 +41,12 @@ int kb_session_load_row(struct kb_session *s, struct kb_store *store, const char
 int kb_session_recover(struct kb_session *s, struct kb_target *t);
 /* Fill the end, exit status, signal and timeout of run 'r' from 'res'. */
 void kb_session_run_outcome(struct kb_run_row *r, const struct kb_run_result *res);
+/* Record in one transaction: the finished run 'run' (NULL: none), the
+ * events 'ev', and the mark 'mark' (0: none) of 'sha' from 'source' (its
+ * run is 'run'). */
+int kb_session_record(struct kb_session *s, const struct kb_run_row *run,
+		      const struct kb_event *ev, size_t nev, const char *sha, char mark,
+		      const char *source);
 /* Record a finished run in one transaction: the run, the boot failure a
  * crash stands for, the mark 'mark' (0: none) it decides, and the reason
  * 'why' (NULL: none) it stops the session. */

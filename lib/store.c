@@ -19,6 +19,25 @@ struct kb_store {
 	int machine;    /* recorded with each run started */
 };
 
+#define TEXT_OF(x) #x
+#define SCHEMA_TEXT_(x) TEXT_OF(x)
+#define SCHEMA_TEXT SCHEMA_TEXT_(KB_STORE_SCHEMA)
+
+/* Schema 3: the reverts made and the verification pair of each machine of
+ * a pool, which schema 2 kept as events "revert" and "verify". */
+#define REVERTS_AND_PAIRS \
+	"CREATE TABLE reverts (" \
+	"  id INTEGER PRIMARY KEY," \
+	"  session INTEGER NOT NULL REFERENCES sessions(id)," \
+	"  culprit TEXT NOT NULL," \
+	"  sha TEXT," \
+	"  created REAL NOT NULL);" \
+	"CREATE TABLE pairs (" \
+	"  session INTEGER NOT NULL REFERENCES sessions(id)," \
+	"  machine INTEGER NOT NULL," \
+	"  pair INTEGER NOT NULL," \
+	"  PRIMARY KEY (session, machine));"
+
 static const char schema[] =
 	"CREATE TABLE sessions ("
 	"  id INTEGER PRIMARY KEY,"
@@ -58,7 +77,8 @@ static const char schema[] =
 	"  session INTEGER NOT NULL REFERENCES sessions(id),"
 	"  ts REAL NOT NULL,"
 	"  kind TEXT NOT NULL,"
-	"  detail TEXT NOT NULL);";
+	"  detail TEXT NOT NULL);"
+	REVERTS_AND_PAIRS;
 
 static int db_fail(struct kb_store *s, const char *what)
 {
@@ -156,6 +176,70 @@ static int read_version(struct kb_store *s, int *version)
 	return 0;
 }
 
+static int prepare(struct kb_store *s, sqlite3_stmt **st, const char *sql);
+static int step_done(struct kb_store *s, sqlite3_stmt *st, const char *what);
+
+/* The "verify" events of schema 2, oldest first, as rows of pairs: each
+ * event gave the pair of the machines it lists, in order. */
+static int migrate_pairs(struct kb_store *s)
+{
+	sqlite3_stmt *st, *ins;
+	int rc, ret;
+
+	if ((ret = prepare(s, &st, "SELECT session, detail FROM events WHERE kind = 'verify' "
+			   "ORDER BY id")) < 0)
+		return ret;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *p = (const char *)sqlite3_column_text(st, 1);
+		int machine;
+
+		for (machine = 0; p && *p; machine++) {
+			char *end;
+			long v = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			p = end;
+			if ((ret = prepare(s, &ins, "INSERT OR REPLACE INTO pairs (session, "
+					   "machine, pair) VALUES (?, ?, ?)")) < 0)
+				break;
+			sqlite3_bind_int64(ins, 1, sqlite3_column_int64(st, 0));
+			sqlite3_bind_int(ins, 2, machine);
+			sqlite3_bind_int(ins, 3, v < 0 ? -1 : v > 1 ? 1 : (int)v);
+			if ((ret = step_done(s, ins, "updating the schema")) < 0)
+				break;
+		}
+		if (ret < 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (ret == 0 && rc != SQLITE_DONE)
+		ret = db_fail(s, "updating the schema");
+	return ret;
+}
+
+/* Bring a database of schema 'version' to this one, inside the caller's
+ * transaction. */
+static int migrate(struct kb_store *s, int version)
+{
+	int ret;
+
+	/* 1 -> 2: the machine of each run (all its runs ran on the one target) */
+	if (version < 2 && (ret = exec(s, "ALTER TABLE runs ADD COLUMN machine INTEGER NOT "
+				       "NULL DEFAULT 0", "updating the schema")) < 0)
+		return ret;
+	/* 2 -> 3: reverts and pairs out of the events, where they were kept */
+	if ((ret = exec(s, REVERTS_AND_PAIRS, "updating the schema")) < 0 ||
+	    (ret = exec(s, "INSERT INTO reverts (session, culprit, sha, created) "
+			"SELECT session, substr(detail, 1, 40), "
+			"nullif(substr(detail, 42), '-'), ts FROM events "
+			"WHERE kind = 'revert' ORDER BY id", "updating the schema")) < 0 ||
+	    (ret = migrate_pairs(s)) < 0)
+		return ret;
+	return exec(s, "DELETE FROM events WHERE kind IN ('revert', 'verify')",
+		    "updating the schema");
+}
+
 static int check_schema(struct kb_store *s)
 {
 	int version, ret;
@@ -175,12 +259,11 @@ static int check_schema(struct kb_store *s)
 	}
 	if (version == KB_STORE_SCHEMA)
 		return exec(s, "COMMIT", "opening");
-	/* a database of version 1 gets the machine of each run (all its runs
-	 * ran on the one target) */
-	if ((ret = exec(s, version ? "ALTER TABLE runs ADD COLUMN machine INTEGER NOT NULL "
-			"DEFAULT 0" : schema, version ? "updating the schema" :
-			"creating the schema")) < 0 ||
-	    (ret = exec(s, "PRAGMA user_version = 2", "creating the schema")) < 0) {
+	if (!version)
+		ret = exec(s, schema, "creating the schema");
+	else
+		ret = migrate(s, version);
+	if (ret < 0 || (ret = exec(s, "PRAGMA user_version = " SCHEMA_TEXT, "creating the schema")) < 0) {
 		kb_store_rollback(s);
 		return ret;
 	}
@@ -693,4 +776,102 @@ void kb_event_rows_free(struct kb_event_row *rows, size_t n)
 		free(rows[i].detail);
 	}
 	free(rows);
+}
+
+int kb_store_revert_add(struct kb_store *s, int64_t session, const char *culprit,
+			const char *sha)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st, "INSERT INTO reverts (session, culprit, sha, created) "
+			   "VALUES (?, ?, ?, ?)")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, culprit, -1, SQLITE_TRANSIENT);
+	if (sha && *sha)
+		sqlite3_bind_text(st, 3, sha, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_double(st, 4, kb_now());
+	return step_done(s, st, "recording a revert");
+}
+
+int kb_store_reverts(struct kb_store *s, int64_t session, struct kb_revert_row **out,
+		     size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = prepare(s, &st, "SELECT culprit, sha FROM reverts WHERE session = ? "
+			   "ORDER BY id")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_revert_row *r;
+		const unsigned char *sha = sqlite3_column_text(st, 1);
+
+		KB_ALLOC_GROW(*out, *n + 1, alloc);
+		r = &(*out)[(*n)++];
+		snprintf(r->culprit, sizeof(r->culprit), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		snprintf(r->sha, sizeof(r->sha), "%s", sha ? (const char *)sha : "");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return db_fail(s, "reading reverts");
+	}
+	return 0;
+}
+
+int kb_store_set_pairs(struct kb_store *s, int64_t session, const signed char *pairs,
+		       size_t n)
+{
+	struct kb_buf sql = KB_BUF_INIT;
+	sqlite3_stmt *st;
+	size_t i;
+	int ret;
+
+	if (!n)
+		return 0;
+	/* one statement: all the pairs change at once, or none */
+	kb_buf_adds(&sql, "INSERT OR REPLACE INTO pairs (session, machine, pair) VALUES ");
+	for (i = 0; i < n; i++)
+		kb_buf_adds(&sql, i ? ", (?, ?, ?)" : "(?, ?, ?)");
+	ret = prepare(s, &st, sql.ptr);
+	kb_buf_release(&sql);
+	if (ret < 0)
+		return ret;
+	for (i = 0; i < n; i++) {
+		sqlite3_bind_int64(st, (int)(3 * i + 1), session);
+		sqlite3_bind_int(st, (int)(3 * i + 2), (int)i);
+		sqlite3_bind_int(st, (int)(3 * i + 3), pairs[i]);
+	}
+	return step_done(s, st, "recording the verification pairs");
+}
+
+int kb_store_pairs(struct kb_store *s, int64_t session, signed char *pairs, size_t n)
+{
+	sqlite3_stmt *st;
+	int rc, ret;
+
+	if ((ret = prepare(s, &st, "SELECT machine, pair FROM pairs WHERE session = ?")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int m = sqlite3_column_int(st, 0);
+
+		if (m >= 0 && (size_t)m < n)
+			pairs[m] = (signed char)sqlite3_column_int(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, "reading the verification pairs");
+	return 0;
 }

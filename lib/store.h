@@ -4,7 +4,8 @@
  * One database holds sessions; at most one session is active.  A session's
  * settings are one JSON document (spec) written when it starts; everything
  * that happens after is rows: marks, runs (one per execution of the test,
- * written as 'started' before it begins and completed after), and events.
+ * written as 'started' before it begins and completed after), events
+ * (event.h), the reverts made and the verification pairs of a pool.
  * Each change is one transaction, so a crash at any moment leaves the
  * database as it was before or after a step, never between.
  *
@@ -20,7 +21,7 @@
 
 #include "util.h"
 
-#define KB_STORE_SCHEMA 2
+#define KB_STORE_SCHEMA 3
 
 enum {
 	KB_STORE_CREATE = 1, /* create the file when missing */
@@ -120,5 +121,23 @@ int kb_store_events(struct kb_store *s, int64_t session, struct kb_event_row **o
 void kb_event_rows_free(struct kb_event_row *rows, size_t n);
 
 const char *kb_run_state_name(enum kb_run_state st);
+
+/* The reverts of likely culprits made on top of BAD, oldest first: of
+ * which culprit, and the revert commit ("" when it did not apply). */
+struct kb_revert_row {
+	char culprit[41];
+	char sha[41];
+};
+int kb_store_revert_add(struct kb_store *s, int64_t session, const char *culprit,
+			const char *sha);
+int kb_store_reverts(struct kb_store *s, int64_t session, struct kb_revert_row **out,
+		     size_t *n);
+
+/* The verification pair each machine of a pool measures (see struct
+ * kb_perf_in): set for machines 0 to n - 1 at once; read into 'pairs',
+ * whose entries of machines with none recorded are left as they are. */
+int kb_store_set_pairs(struct kb_store *s, int64_t session, const signed char *pairs,
+		       size_t n);
+int kb_store_pairs(struct kb_store *s, int64_t session, signed char *pairs, size_t n);
 
 #endif
