@@ -65,7 +65,7 @@ test_expect_success 'every sample is in the database, once, with boot and run' '
 
 test_expect_success 'the revert of the culprit was tested and the user repository untouched' '
 	cd repo &&
-	rev=$(sqlite3 .git/kbisect.db "select detail from events where kind = '"'"'revert'"'"'" | cut -d" " -f2) &&
+	rev=$(sqlite3 .git/kbisect.db "select sha from reverts") &&
 	git cat-file -e $rev &&
 	test "$(git log -1 --format=%P $rev)" = $B &&
 	test -z "$(git status --porcelain --untracked-files=no)" &&

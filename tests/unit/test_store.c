@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "event.h"
 #include "store.h"
 #include "test.h"
 
@@ -225,9 +226,64 @@ TEST(test_store__version_1_gets_the_machine_of_each_run)
 		sqlite3_stmt *q;
 
 		CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
-		CHECK(sqlite3_step(q) == SQLITE_ROW && sqlite3_column_int(q, 0) == 2);
+		CHECK(sqlite3_step(q) == SQLITE_ROW &&
+		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA);
 		sqlite3_finalize(q);
 	}
 	sqlite3_close(db);
+	free(p);
+}
+
+/* Schema 2 kept the reverts and the verification pairs as events. */
+static const char schema_v2_events[] =
+	"INSERT INTO events (session, ts, kind, detail) VALUES"
+	"  (1, 1.0, 'revert', '0123456789012345678901234567890123456789 -'),"
+	"  (1, 2.0, 'verify', '0 1 0'),"
+	"  (1, 3.0, 'build', '0123456789012345678901234567890123456789 built 2.5 6.1.0-kb'),"
+	"  (1, 4.0, 'revert', 'abcdefabcdefabcdefabcdefabcdefabcdefabcd "
+	"1111111111111111111111111111111111111111'),"
+	"  (1, 5.0, 'verify', '1 -1');"
+	"PRAGMA user_version = 2;";
+
+TEST(test_store__version_2_reverts_and_pairs_become_tables)
+{
+	struct kb_store *s;
+	struct kb_revert_row *rv;
+	struct kb_event *ev;
+	signed char pairs[4] = { 9, 9, 9, 9 };
+	char *p = db_path();
+	size_t n;
+	sqlite3 *db;
+
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_v1, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, "ALTER TABLE runs ADD COLUMN machine INTEGER NOT NULL DEFAULT 0",
+			   NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_v2_events, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_MSG(kb_store_open(&s, p, 0) == 0, "%s", kb_error_last());
+	CHECK(kb_store_reverts(s, 1, &rv, &n) == 0);
+	CHECK(n == 2);
+	CHECK(!strcmp(rv[0].culprit, "0123456789012345678901234567890123456789") &&
+	      !rv[0].sha[0]);
+	CHECK(!strcmp(rv[1].culprit, "abcdefabcdefabcdefabcdefabcdefabcdefabcd") &&
+	      !strcmp(rv[1].sha, "1111111111111111111111111111111111111111"));
+	free(rv);
+	/* the later event changed the first two machines; the third kept its pair */
+	CHECK(kb_store_pairs(s, 1, pairs, 4) == 0);
+	CHECK(pairs[0] == 1 && pairs[1] == -1 && pairs[2] == 0 && pairs[3] == 9);
+	/* the events left are the others, read as they were */
+	CHECK(kb_events_read(s, 1, &ev, &n) == 0);
+	CHECK(n == 1 && ev[0].kind == KB_EV_BUILD && ev[0].result == KB_EV_BUILT &&
+	      ev[0].seconds == 2.5 && !strcmp(ev[0].release, "6.1.0-kb"));
+	kb_events_free(ev, n);
+	/* pairs are set together and read back */
+	pairs[0] = 0;
+	pairs[1] = 1;
+	CHECK(kb_store_set_pairs(s, 1, pairs, 2) == 0);
+	memset(pairs, 9, sizeof(pairs));
+	CHECK(kb_store_pairs(s, 1, pairs, 4) == 0);
+	CHECK(pairs[0] == 0 && pairs[1] == 1 && pairs[2] == 0 && pairs[3] == 9);
+	kb_store_close(s);
 	free(p);
 }
