@@ -588,7 +588,7 @@ void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_
 	memset(o, 0, sizeof(*o));
 	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
 	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-	o->target = t->ops->name;
+	o->target = kb_target_name(t);
 	o->workdir = kb_asprintf("%s/src", s->statedir);
 	o->builddir = kb_asprintf("%s/kbuild", s->statedir);
 	o->cache_dir = kb_session_cache_dir(s);
@@ -756,7 +756,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 
 	if (git_oid_fromstr(&oid, sha) < 0)
 		return kb_error(KB_ERROR, "bad commit id %s", sha);
-	if ((ret = t->ops->prepare(t, &oid)) < 0)
+	if ((ret = kb_target_prepare(t, &oid)) < 0)
 		return ret;
 	*boot = kb_session_next_boot(s, sha);
 	s->boot_runs = runs;
@@ -798,7 +798,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	job.env = (const char *const *)env.v;
 	job.setup = (const char *const *)s->spec.bench.setup.v;
 	job.timeout = s->spec.bench.timeout;
-	ret = t->ops->boot(t, &job);
+	ret = kb_target_boot(t, &job);
 	kb_strv_clear(&env);
 	if (ret > 0)
 		return boot_failed(s, t, sha);
@@ -806,7 +806,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		return ret;
 	if (t->accel[0])
 		kb_store_event(s->store, s->row.id, "boot", "%s ok %s", sha, t->accel);
-	if (t->ops->guest)
+	if (kb_target_is_guest(t))
 		return 0;
 	for (i = 0; i < s->spec.bench.setup.n; i++)
 		if ((ret = kb_session_run_hook(s, t, sha, *boot, "setup",
@@ -839,10 +839,10 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 					  (const char *const *)env.v, NULL,
 					  s->spec.bench.timeout };
 
-		ret = t->ops->run_start(t, &rs, dir, &pid);
+		ret = kb_target_run_start(t, &rs, dir, &pid);
 	}
 	if (!ret)
-		ret = t->ops->run_wait(t, dir, &res, &found);
+		ret = kb_target_run_wait(t, dir, &res, &found);
 	kb_runner_reap(pid);
 	if (!ret && !found)
 		ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
@@ -977,7 +977,7 @@ int kb_session_run(struct kb_session *s)
 
 	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
 	    (ret = open_target(s, &t)) < 0 ||
-	    (ret = t->ops->cleanup(t)) < 0 ||
+	    (ret = kb_target_cleanup(t)) < 0 ||
 	    (ret = recover(s, t)) < 0)
 		goto out;
 	if (!strcmp(s->spec.kind, "compare")) {
@@ -1072,7 +1072,7 @@ int kb_session_end(struct kb_session *s)
 
 		/* VMs and the like that a crash left behind; a host that does
 		 * not answer keeps its files, and the session still ends */
-		if ((ret = open_target(s, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
+		if ((ret = open_target(s, &t)) < 0 || (ret = kb_target_cleanup(t)) < 0) {
 			kb_target_close(t);
 			if (strncmp(s->spec.target, "ssh://", 6))
 				return ret;
