@@ -749,7 +749,7 @@ static int job_script(struct vm_target *t, struct kb_strv *names, struct kb_strv
 		    "kbisect_job() {\n\tmkdir -p \"$1/env\" || return\n");
 	for (i = 0; i < names->n; i++) {
 		kb_buf_adds(out, "\tprintf %s ");
-		kb_buf_add_quoted(out, texts->v[i]);
+		kb_buf_add_quoted(out, texts->v[i], KB_QUOTE_BARE);
 		kb_buf_addf(out, " >\"$1/%s\" || return\n", names->v[i]);
 	}
 	kb_buf_adds(out, "}\n");

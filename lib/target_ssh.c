@@ -640,9 +640,9 @@ static void remove_boot_dirs(struct ssh_target *t)
 	int st;
 
 	kb_buf_adds(&cmd, "rm -rf -- ");
-	kb_ssh_quote(&cmd, t->workdir);
+	kb_buf_add_quoted(&cmd, t->workdir, 0);
 	kb_buf_addch(&cmd, '/');
-	kb_ssh_quote(&cmd, t->prefix);
+	kb_buf_add_quoted(&cmd, t->prefix, 0);
 	kb_buf_addch(&cmd, '*');
 	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, NULL, 0, &st) != 0)
 		kb_error_clear();

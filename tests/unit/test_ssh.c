@@ -20,7 +20,7 @@ static char *sh_output(const char *cmdline)
 	struct kb_buf c = KB_BUF_INIT;
 
 	kb_buf_adds(&c, "/bin/sh -c ");
-	kb_ssh_quote(&c, cmdline);
+	kb_buf_add_quoted(&c, cmdline, 0);
 	quoted = kb_buf_detach(&c);
 	p = popen(quoted, "r");
 	free(quoted);
