@@ -69,15 +69,6 @@ static int unknown_key(const char *origin, const char *key,
 	return ret;
 }
 
-/* The backend of a machine's "target", or NULL when none takes it. */
-static const struct kb_target_ops *backend_of(const char *t)
-{
-	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
-	    strncmp(t, "ssh://", 6))
-		return NULL;
-	return kb_target_find(t);
-}
-
 long kb_machine_int(json_t *m, const char *key, long def)
 {
 	json_t *v = m ? json_object_get(m, key) : NULL;
@@ -108,7 +99,7 @@ int kb_machine_check(json_t *m, const char *origin)
 		return kb_error(KB_EINVAL, "machine %s has no \"target\" (e.g. \"libvirt\")",
 				origin);
 	t = json_string_value(json_object_get(m, "target"));
-	backend = backend_of(t);
+	backend = kb_target_of_spec(t);
 	json_object_foreach(m, key, v) {
 		/* the keys of another backend are taken (and ignored) as they
 		 * always were, but named only for theirs */

@@ -929,7 +929,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	struct kb_target_env tenv;
 	unsigned long h = 5381;
 	const char *p;
-	char *name, *target = NULL, *machine = NULL;
+	char *name;
 	int ret;
 
 	if (slot < 0 || (size_t)slot > s->spec.pool.n)
@@ -939,29 +939,19 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	name = slot ? kb_asprintf("kbisect-%08lx-%lld-s%d", h & 0xffffffffUL,
 				  (long long)s->row.id, slot) :
 		kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
-	if (slot) {
-		json_error_t jerr;
-		json_t *m = json_loads(s->spec.pool.v[slot - 1], 0, &jerr);
-
-		target = kb_strdup(json_string_value(json_object_get(m, "target")));
-		if (json_object_size(m) > 1)
-			machine = kb_strdup(s->spec.pool.v[slot - 1]);
-		json_decref(m);
-	}
 	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
 	tenv.statedir = s->statedir;
 	tenv.session_name = name;
-	tenv.machine = slot ? machine : s->spec.machine;
+	tenv.machine = slot ? s->spec.pool.v[slot - 1] : s->spec.machine;
 	tenv.guest_init = s->guest_init;
 	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
 	tenv.slot = slot;
-	ret = kb_target_open(t, slot ? target : s->spec.target, &tenv);
+	/* a machine of the pool: its file's "target" */
+	ret = kb_target_open(t, slot ? NULL : s->spec.target, &tenv);
 	free(name);
-	free(target);
-	free(machine);
 	return ret;
 }
 

@@ -23,6 +23,14 @@ const struct kb_target_ops *kb_target_find(const char *spec)
 	return NULL;
 }
 
+const struct kb_target_ops *kb_target_of_spec(const char *spec)
+{
+	if (strcmp(spec, "local") && strcmp(spec, "libvirt") && strncmp(spec, "libvirt:", 8) &&
+	    strncmp(spec, "ssh://", 6))
+		return NULL;
+	return kb_target_find(spec);
+}
+
 const struct kb_target_ops *kb_target_backend(size_t i)
 {
 	return i < sizeof(backends) / sizeof(backends[0]) ? backends[i] : NULL;

@@ -150,6 +150,10 @@ void kb_target_close(struct kb_target *t);
 
 /* The backend whose name 'spec' starts with (up to a ':'), or NULL. */
 const struct kb_target_ops *kb_target_find(const char *spec);
+/* The backend of a spec written out in full: "local", "libvirt",
+ * "libvirt:URI", "ssh://...".  NULL for anything else, which on the
+ * command line is the name of a machine file. */
+const struct kb_target_ops *kb_target_of_spec(const char *spec);
 /* The backends, one by one: number 'i' (from 0), NULL past the last. */
 const struct kb_target_ops *kb_target_backend(size_t i);
 
