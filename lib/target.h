@@ -85,8 +85,8 @@ struct kb_machine_key {
 struct kb_target_ops {
 	const char *name;  /* the start of its specs: "libvirt" of "libvirt:URI" */
 	unsigned flags;    /* KB_TARGET_GUEST */
-	/* its keys in a machine file (those of every machine, name, target,
-	 * ..., are machine.c's); see machine.h */
+	/* its keys in a machine file (name, description and target, which
+	 * every machine has, are machine.c's); see machine.h */
 	const struct kb_machine_key *keys;
 	/* 'machine' is the machine file's object, or NULL: borrowed for the
 	 * call (kb_target_open() keeps it in the target afterwards) */
