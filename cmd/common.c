@@ -394,8 +394,7 @@ int kb_set_target(struct kb_spec *spec, const char *target)
 	free(spec->target);
 	free(spec->machine);
 	spec->target = spec->machine = NULL;
-	if (!strcmp(target, "local") || !strcmp(target, "libvirt") ||
-	    !strncmp(target, "libvirt:", 8) || !strncmp(target, "ssh://", 6)) {
+	if (kb_target_of_spec(target)) {
 		spec->target = kb_strdup(target);
 		return 0;
 	}
@@ -418,8 +417,7 @@ static int expand_target(const char *target, struct kb_strv *specs, json_t *objs
 	size_t i;
 	int ret, list = 0;
 
-	if (strcmp(target, "local") && strcmp(target, "libvirt") &&
-	    strncmp(target, "libvirt:", 8) && strncmp(target, "ssh://", 6)) {
+	if (!kb_target_of_spec(target)) {
 		if ((ret = load_machine(target, &m, &list)) < 0)
 			return ret;
 	}

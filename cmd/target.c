@@ -57,7 +57,7 @@ int cmd_target(int argc, char **argv)
 	env.guest_init = kb_guest_init();
 	env.accept_new_host_key = accept_new;
 	if (kb_target_open(&t, spec.target, &env) < 0 ||
-	    (t->ops->describe && t->ops->describe(t, &out) < 0)) {
+	    kb_target_describe(t, &out) < 0) {
 		ret = kb_fail("target");
 	} else {
 		printf("target %s: ok\n%s", spec.target, out.ptr);

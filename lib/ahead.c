@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "machine.h"
 #include "session_int.h"
 
 /* This machine's CPUs the test takes: the guest's vCPUs, 1 for a
@@ -33,20 +34,12 @@ static long test_cpus(struct kb_session *s, struct kb_target *t)
 {
 	long vcpus = 2;
 
-	if (!t->ops->guest)
+	if (!kb_target_is_guest(t))
 		return 1;
 	/* a host over SSH, a remote hypervisor: this machine's cores are free */
-	if (t->elsewhere)
+	if (kb_target_is_remote(t))
 		return 0;
-	if (s->spec.machine) {
-		json_error_t jerr;
-		json_t *m = json_loads(s->spec.machine, 0, &jerr);
-
-		if (m && json_is_integer(json_object_get(m, "vcpus")))
-			vcpus = (long)json_integer_value(json_object_get(m, "vcpus"));
-		json_decref(m);
-	}
-	return vcpus;
+	return kb_machine_int(kb_target_machine(t), "vcpus", vcpus);
 }
 
 int kb_ahead_jobs(struct kb_session *s, struct kb_target *t)

@@ -72,7 +72,7 @@ unterminated:
 static void add_word(struct kb_buf *b, const char *w)
 {
 	kb_buf_addch(b, ' ');
-	kb_buf_add_quoted(b, w);
+	kb_buf_add_quoted(b, w, KB_QUOTE_BARE);
 }
 
 static void log_run(struct kb_buf *b, const struct kb_run_row *r)

@@ -38,7 +38,7 @@ int kb_session_run(struct kb_session *s)
 		return kb_error(KB_ERROR, "the session has no mode");
 	if ((ret = kb_mkdir_p(s->statedir, 0700)) < 0 ||
 	    (ret = kb_session_open_slot(s, 0, &t)) < 0 ||
-	    (ret = t->ops->cleanup(t)) < 0 ||
+	    (ret = kb_target_cleanup(t)) < 0 ||
 	    (ret = kb_session_recover(s, t)) < 0)
 		goto out;
 	ret = s->spec.pool.n ? kb_pool_loop(s) : one_machine(s, t);

@@ -3,34 +3,77 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Every key of a machine, its type and its target: 's' a string, 'n' a
- * positive integer, 'z' a non-negative one, 'a' a command (argv). */
-static const struct {
-	const char *key;
-	char type;
-} machine_keys[] = {
-	{ "name", 's' }, { "description", 's' }, { "target", 's' },
-	{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
-	{ "boot_timeout", 'n' }, { "pool", 's' },
-	{ "key_file", 's' }, { "known_hosts", 's' }, { "workdir", 's' },
-	{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
-	{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
-	{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
-};
-#define NKEYS (sizeof(machine_keys) / sizeof(machine_keys[0]))
+#include "target.h"
 
-static int unknown_key(const char *origin, const char *key)
+/* The keys of every machine; each backend has its own besides (its ops'
+ * keys, in target_keys.c).  Types as in struct kb_machine_key. */
+static const struct kb_machine_key common_keys[] = {
+	{ "name", 's' }, { "description", 's' }, { "target", 's' },
+	{ NULL, 0 },
+};
+
+static const struct kb_machine_key *find_key(const struct kb_machine_key *keys,
+					     const char *key)
+{
+	for (; keys && keys->key; keys++)
+		if (!strcmp(keys->key, key))
+			return keys;
+	return NULL;
+}
+
+/* A key of another backend than the machine's (or of any backend, when
+ * its target is unknown), or NULL. */
+static const struct kb_machine_key *any_backend_key(const char *key)
+{
+	const struct kb_target_ops *b;
+	const struct kb_machine_key *k = NULL;
+	size_t i;
+
+	for (i = 0; !k && (b = kb_target_backend(i)); i++)
+		k = find_key(b->keys, key);
+	return k;
+}
+
+static void add_keys(struct kb_buf *known, const struct kb_machine_key *keys)
+{
+	for (; keys && keys->key; keys++) {
+		size_t n = strlen(keys->key);
+		const char *p;
+
+		/* a key two backends read is named once */
+		for (p = known->ptr; (p = strstr(p, keys->key)); p += n)
+			if ((p == known->ptr || p[-1] == ' ') && (p[n] == ',' || !p[n]))
+				break;
+		if (!p)
+			kb_buf_addf(known, "%s%s", known->len ? ", " : "", keys->key);
+	}
+}
+
+/* 'backend' NULL: the target is unknown, every backend's keys are named. */
+static int unknown_key(const char *origin, const char *key,
+		       const struct kb_target_ops *backend)
 {
 	struct kb_buf known = KB_BUF_INIT;
+	const struct kb_target_ops *b;
 	size_t i;
 	int ret;
 
-	for (i = 0; i < NKEYS; i++)
-		kb_buf_addf(&known, "%s%s", i ? ", " : "", machine_keys[i].key);
+	add_keys(&known, common_keys);
+	if (backend)
+		add_keys(&known, backend->keys);
+	for (i = 0; !backend && (b = kb_target_backend(i)); i++)
+		add_keys(&known, b->keys);
 	ret = kb_error(KB_EINVAL, "machine %s: unknown key \"%s\" (known: %s)",
 		       origin, key, known.ptr);
 	kb_buf_release(&known);
 	return ret;
+}
+
+long kb_machine_int(json_t *m, const char *key, long def)
+{
+	json_t *v = m ? json_object_get(m, key) : NULL;
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : def;
 }
 
 static int is_command(json_t *v)
@@ -47,20 +90,24 @@ static int is_command(json_t *v)
 
 int kb_machine_check(json_t *m, const char *origin)
 {
+	const struct kb_target_ops *backend;
+	const struct kb_machine_key *k;
 	const char *key, *t;
 	json_t *v;
-	size_t k;
 
 	if (!json_is_object(m) || !json_is_string(json_object_get(m, "target")))
 		return kb_error(KB_EINVAL, "machine %s has no \"target\" (e.g. \"libvirt\")",
 				origin);
+	t = json_string_value(json_object_get(m, "target"));
+	backend = kb_target_of_spec(t);
 	json_object_foreach(m, key, v) {
-		for (k = 0; k < NKEYS; k++)
-			if (!strcmp(key, machine_keys[k].key))
-				break;
-		if (k == NKEYS)
-			return unknown_key(origin, key);
-		switch (machine_keys[k].type) {
+		/* the keys of another backend are taken (and ignored) as they
+		 * always were, but named only for theirs */
+		if (!(k = find_key(common_keys, key)) &&
+		    !(k = backend ? find_key(backend->keys, key) : NULL) &&
+		    !(k = any_backend_key(key)))
+			return unknown_key(origin, key, backend);
+		switch (k->type) {
 		case 's':
 			if (!json_is_string(v))
 				return kb_error(KB_EINVAL, "machine %s: %s must be a string",
@@ -68,10 +115,9 @@ int kb_machine_check(json_t *m, const char *origin)
 			break;
 		case 'n':
 		case 'z':
-			if (!json_is_integer(v) ||
-			    json_integer_value(v) < (machine_keys[k].type == 'n'))
+			if (!json_is_integer(v) || json_integer_value(v) < (k->type == 'n'))
 				return kb_error(KB_EINVAL, "machine %s: %s must be a %s integer",
-						origin, key, machine_keys[k].type == 'n' ?
+						origin, key, k->type == 'n' ?
 						"positive" : "non-negative");
 			break;
 		case 'a':
@@ -81,9 +127,7 @@ int kb_machine_check(json_t *m, const char *origin)
 			break;
 		}
 	}
-	t = json_string_value(json_object_get(m, "target"));
-	if (strcmp(t, "local") && strcmp(t, "libvirt") && strncmp(t, "libvirt:", 8) &&
-	    strncmp(t, "ssh://", 6))
+	if (!backend)
 		return kb_error(KB_EINVAL, "machine %s: unknown target '%s'", origin, t);
 	return 0;
 }

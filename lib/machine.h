@@ -4,7 +4,11 @@
  * A machine is a JSON object with a "target" ("local", "libvirt",
  * "libvirt:URI" or "ssh://[user@]host[:port]") and the keys of its
  * backend (memory_mib, vcpus, key_file, power_cycle, ...; see kbisect(1)).
- * Unknown keys and values of the wrong type are errors.
+ * Unknown keys and values of the wrong type are errors.  The keys of
+ * every machine are name, description and target; each backend declares
+ * its own (struct kb_target_ops.keys).  A key of another backend than the
+ * machine's is checked for its type and left alone, as it always was; the
+ * message about an unknown key names those of the machine's backend.
  *
  * A machines file is {"machines": [...]}: one key, a non-empty list whose
  * entries are target strings or machine objects.  It makes a pool.
@@ -22,6 +26,10 @@
  * message naming the key that is wrong.
  */
 int kb_machine_check(json_t *m, const char *origin);
+
+/* The integer 'key' of the machine 'm' (may be NULL), or 'def' when it
+ * has none. */
+long kb_machine_int(json_t *m, const char *key, long def);
 
 /*
  * Parse the text of the machine file 'path' (which names it in messages).

@@ -222,7 +222,7 @@ int kb_pool_loop(struct kb_session *s)
 		struct kb_target *t;
 
 		if ((ret = kb_session_open_slot(s, i, &t)) == 0) {
-			ret = t->ops->cleanup(t);
+			ret = kb_target_cleanup(t);
 			kb_target_close(t);
 		}
 		if (ret < 0) {

@@ -499,7 +499,7 @@ void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_
 	memset(o, 0, sizeof(*o));
 	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
 	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-	o->target = t->ops->name;
+	o->target = kb_target_name(t);
 	o->workdir = kb_asprintf("%s/src", s->statedir);
 	o->builddir = kb_asprintf("%s/kbuild", s->statedir);
 	o->cache_dir = kb_session_cache_dir(s);
@@ -657,7 +657,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 
 	if (git_oid_fromstr(&oid, sha) < 0)
 		return kb_error(KB_ERROR, "bad commit id %s", sha);
-	if ((ret = t->ops->prepare(t, &oid)) < 0)
+	if ((ret = kb_target_prepare(t, &oid)) < 0)
 		return ret;
 	*boot = kb_session_next_boot(s, sha);
 	s->boot_runs = runs;
@@ -690,7 +690,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	job.env = (const char *const *)env.v;
 	job.setup = (const char *const *)s->spec.bench.setup.v;
 	job.timeout = s->spec.bench.timeout;
-	ret = t->ops->boot(t, &job);
+	ret = kb_target_boot(t, &job);
 	kb_strv_clear(&env);
 	if (ret > 0)
 		return boot_failed(s, t, sha);
@@ -703,7 +703,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		snprintf(e.accel, sizeof(e.accel), "%s", t->accel);
 		kb_event_add(s->store, s->row.id, &e);
 	}
-	if (t->ops->guest)
+	if (kb_target_is_guest(t))
 		return 0;
 	for (i = 0; i < s->spec.bench.setup.n; i++)
 		if ((ret = kb_session_run_hook(s, t, sha, *boot, "setup",
@@ -736,10 +736,10 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 					  (const char *const *)env.v, NULL,
 					  s->spec.bench.timeout };
 
-		ret = t->ops->run_start(t, &rs, dir, &pid);
+		ret = kb_target_run_start(t, &rs, dir, &pid);
 	}
 	if (!ret)
-		ret = t->ops->run_wait(t, dir, &res, &found);
+		ret = kb_target_run_wait(t, dir, &res, &found);
 	kb_runner_reap(pid);
 	if (!ret && !found)
 		ret = kb_error(KB_EINFRA, "the runner of run %lld died without a result",
@@ -793,7 +793,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	struct kb_target_env tenv;
 	unsigned long h = 5381;
 	const char *p;
-	char *name, *target = NULL, *machine = NULL;
+	char *name;
 	int ret;
 
 	if (slot < 0 || (size_t)slot > s->spec.pool.n)
@@ -803,29 +803,19 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	name = slot ? kb_asprintf("kbisect-%08lx-%lld-s%d", h & 0xffffffffUL,
 				  (long long)s->row.id, slot) :
 		kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
-	if (slot) {
-		json_error_t jerr;
-		json_t *m = json_loads(s->spec.pool.v[slot - 1], 0, &jerr);
-
-		target = kb_strdup(json_string_value(json_object_get(m, "target")));
-		if (json_object_size(m) > 1)
-			machine = kb_strdup(s->spec.pool.v[slot - 1]);
-		json_decref(m);
-	}
 	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
 	tenv.statedir = s->statedir;
 	tenv.session_name = name;
-	tenv.machine = slot ? machine : s->spec.machine;
+	tenv.machine = slot ? s->spec.pool.v[slot - 1] : s->spec.machine;
 	tenv.guest_init = s->guest_init;
 	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
 	tenv.slot = slot;
-	ret = kb_target_open(t, slot ? target : s->spec.target, &tenv);
+	/* a machine of the pool: its file's "target" */
+	ret = kb_target_open(t, slot ? NULL : s->spec.target, &tenv);
 	free(name);
-	free(target);
-	free(machine);
 	return ret;
 }
 
@@ -874,7 +864,7 @@ int kb_session_end(struct kb_session *s)
 
 		/* VMs and the like that a crash left behind; a host that does
 		 * not answer keeps its files, and the session still ends */
-		if ((ret = kb_session_open_slot(s, 0, &t)) < 0 || (ret = t->ops->cleanup(t)) < 0) {
+		if ((ret = kb_session_open_slot(s, 0, &t)) < 0 || (ret = kb_target_cleanup(t)) < 0) {
 			kb_target_close(t);
 			if (strncmp(s->spec.target, "ssh://", 6))
 				return ret;

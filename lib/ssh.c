@@ -426,18 +426,6 @@ const char *kb_ssh_name(const struct kb_ssh *s)
 
 /* ---- commands ------------------------------------------------------------- */
 
-void kb_ssh_quote(struct kb_buf *b, const char *word)
-{
-	kb_buf_addch(b, '\'');
-	for (; *word; word++) {
-		if (*word == '\'')
-			kb_buf_adds(b, "'\\''");
-		else
-			kb_buf_addch(b, *word);
-	}
-	kb_buf_addch(b, '\'');
-}
-
 char *kb_ssh_command(const char *dir, const char *const *env, const char *const *argv)
 {
 	struct kb_buf b = KB_BUF_INIT;
@@ -445,7 +433,7 @@ char *kb_ssh_command(const char *dir, const char *const *env, const char *const 
 
 	if (dir) {
 		kb_buf_adds(&b, "cd ");
-		kb_ssh_quote(&b, dir);
+		kb_buf_add_quoted(&b, dir, 0);
 		kb_buf_adds(&b, " && ");
 	}
 	kb_buf_adds(&b, "exec");
@@ -453,7 +441,7 @@ char *kb_ssh_command(const char *dir, const char *const *env, const char *const 
 		kb_buf_adds(&b, " env");
 		for (i = 0; env[i]; i++) {
 			kb_buf_addch(&b, ' ');
-			kb_ssh_quote(&b, env[i]);
+			kb_buf_add_quoted(&b, env[i], 0);
 		}
 	}
 	for (i = 0; argv && argv[i]; i++) {
@@ -461,7 +449,7 @@ char *kb_ssh_command(const char *dir, const char *const *env, const char *const 
 		/* a first word with '=' would be taken for a variable by env */
 		if (i == 0 && env && env[0] && strchr(argv[0], '=') && argv[0][0] != '/')
 			kb_buf_adds(&b, "./");
-		kb_ssh_quote(&b, argv[i]);
+		kb_buf_add_quoted(&b, argv[i], 0);
 	}
 	return kb_buf_detach(&b);
 }

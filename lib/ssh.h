@@ -9,7 +9,7 @@
  * ssh-agent, or ~/.ssh/id_ed25519, id_ecdsa, id_rsa.
  *
  * Commands go to the host as one string, which the host's shell splits:
- * kb_ssh_quote() and kb_ssh_command() quote every word, so that no value
+ * kb_ssh_command() quotes every word (kb_buf_add_quoted()), so that no value
  * (a commit subject, a config value, a path) is ever run as shell syntax.
  *
  * Every failure is KB_EINFRA with a message that names the host and says
@@ -64,9 +64,6 @@ struct kb_ssh_tree {
 };
 int kb_ssh_upload_tree(struct kb_ssh *s, const char *local, const char *remote,
 		       struct kb_ssh_tree *n);
-
-/* Append 'word' to 'b' in single quotes, for a POSIX shell. */
-void kb_ssh_quote(struct kb_buf *b, const char *word);
 
 /* The command line "cd DIR && exec env NAME=VALUE... ARGV..." with every
  * word quoted; 'dir' and 'env' may be NULL. */

@@ -8,10 +8,11 @@
  * cleanup once per session start or resume, and on reset, to remove what a
  * crashed orchestrator left behind (work directories, VMs).
  *
- * A backend that boots kernels ("guest" set) runs the job inside the booted
- * kernel: the setup commands, then the runs in order.  run_start/run_wait
- * then follow those runs; a backend without a guest runs each command on
- * this machine, and the engine runs the setup commands itself.
+ * A backend that boots kernels (KB_TARGET_GUEST) runs the job inside the
+ * booted kernel: the setup commands, then the runs in order.
+ * run_start/run_wait then follow those runs; a backend without a guest
+ * runs each command on this machine, and the engine runs the setup
+ * commands itself.
  *
  * Errors: a failure of the harness (VM would not start, host unreachable,
  * disk full) returns KB_EINFRA and never becomes a mark on the commit.  A
@@ -23,6 +24,7 @@
 #define KB_TARGET_H
 
 #include <git2.h>
+#include <jansson.h>
 #include <sys/types.h>
 
 #include "run.h"
@@ -32,7 +34,8 @@ struct kb_target_env {
 	git_repository *repo;
 	const char *statedir;     /* private directory of the session */
 	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
-	const char *machine;      /* JSON of the machine file, or NULL */
+	const char *machine;      /* JSON of the machine file, or NULL: parsed
+				   once, by kb_target_open() */
 	const char *guest_init;   /* path of guests/init on this machine */
 	int accept_new_host_key;  /* ssh: add an unknown host key to known_hosts */
 	int slot;                 /* the machine's place in a pool (0: the first):
@@ -54,11 +57,41 @@ struct kb_boot_job {
 
 struct kb_target;
 
+/* The ops of a backend that boots a kernel and runs the job in it. */
+#define KB_TARGET_GUEST 0x1u
+/* A target whose test runs on another machine (a host over SSH, a libvirt
+ * of another host): it takes none of this machine's CPUs.  The instance
+ * says it (struct kb_target.flags), not the ops: a libvirt at
+ * qemu+ssh://localhost/ is this machine. */
+#define KB_TARGET_REMOTE 0x2u
+
+/*
+ * A key a backend reads from a machine file, and the type of its value:
+ * 's' a string, 'n' a positive integer, 'z' a non-negative one, 'a' a
+ * command (a non-empty list of strings: its argv).  A table of them ends
+ * with { NULL }.
+ */
+struct kb_machine_key {
+	const char *key;
+	char type;
+};
+
+/*
+ * One backend.  open and close, run_start and run_wait are required;
+ * prepare, boot, cleanup and describe may be NULL (nothing to do, or to
+ * say).  Callers go through the kb_target_*() functions below, never the
+ * hooks.
+ */
 struct kb_target_ops {
-	const char *name;
-	int guest; /* boots a kernel and runs the job in it */
+	const char *name;  /* the start of its specs: "libvirt" of "libvirt:URI" */
+	unsigned flags;    /* KB_TARGET_GUEST */
+	/* its keys in a machine file (name, description and target, which
+	 * every machine has, are machine.c's); see machine.h */
+	const struct kb_machine_key *keys;
+	/* 'machine' is the machine file's object, or NULL: borrowed for the
+	 * call (kb_target_open() keeps it in the target afterwards) */
 	int (*open)(struct kb_target **out, const char *spec,
-		    const struct kb_target_env *env);
+		    const struct kb_target_env *env, json_t *machine);
 	int (*prepare)(struct kb_target *t, const git_oid *commit);
 	int (*boot)(struct kb_target *t, const struct kb_boot_job *job);
 	int (*run_start)(struct kb_target *t, const struct kb_run_spec *spec,
@@ -66,8 +99,10 @@ struct kb_target_ops {
 	int (*run_wait)(struct kb_target *t, const char *rundir,
 			struct kb_run_result *res, int *found);
 	int (*cleanup)(struct kb_target *t);
+	/* frees the target and its spec (the machine object is
+	 * kb_target_close()'s) */
 	void (*close)(struct kb_target *t);
-	/* What the target is, for 'kbisect target': lines of text (may be NULL) */
+	/* What the target is, for 'kbisect target': lines of text */
 	int (*describe)(struct kb_target *t, struct kb_buf *out);
 };
 
@@ -78,13 +113,19 @@ struct kb_target {
 	const char *kernel_dir; /* the build to boot: bzImage, config, release */
 	char fault[1024];       /* why the last boot failed (boot returned 1) */
 	char accel[16];         /* how the guest runs: "kvm", "tcg", or "" */
-	int elsewhere;          /* the test runs on another machine: it takes
-				   none of this one's CPUs */
+	unsigned flags;         /* KB_TARGET_REMOTE, set by the backend's open */
+	json_t *machine;        /* the machine file's object, or NULL */
+	void (*say)(void *ctx, const char *msg); /* the env's, may be NULL */
+	void *say_ctx;
 };
 
 extern const struct kb_target_ops kb_target_local;
 extern const struct kb_target_ops kb_target_libvirt;
 extern const struct kb_target_ops kb_target_ssh;
+/* their keys in a machine file (target_keys.c) */
+extern const struct kb_machine_key kb_target_local_keys[];
+extern const struct kb_machine_key kb_target_libvirt_keys[];
+extern const struct kb_machine_key kb_target_ssh_keys[];
 
 /* The release (uname -r) of the build in 'kernel_dir', its newline cut. */
 int kb_target_release(const char *kernel_dir, struct kb_buf *rel);
@@ -97,9 +138,54 @@ int kb_host_is_here(const char *host, size_t len);
  * this machine?  A URI without "://" is this machine's. */
 int kb_uri_host_is_here(const char *uri);
 
-/* Open the backend that 'spec' names ("local", ...). */
+/*
+ * Open the backend that 'spec' names ("local", "libvirt:URI", ...), with
+ * the machine file env->machine.  A NULL 'spec' is the machine file's
+ * "target".  KB_EINVAL for a spec no backend takes, or a machine file
+ * that does not parse.
+ */
 int kb_target_open(struct kb_target **out, const char *spec,
 		   const struct kb_target_env *env);
 void kb_target_close(struct kb_target *t);
+
+/* The backend whose name 'spec' starts with (up to a ':'), or NULL. */
+const struct kb_target_ops *kb_target_find(const char *spec);
+/* The backend of a spec written out in full: "local", "libvirt",
+ * "libvirt:URI", "ssh://...".  NULL for anything else, which on the
+ * command line is the name of a machine file. */
+const struct kb_target_ops *kb_target_of_spec(const char *spec);
+/* The backends, one by one: number 'i' (from 0), NULL past the last. */
+const struct kb_target_ops *kb_target_backend(size_t i);
+
+/* For a backend's open: the fields of 'base' every target has (ops, a
+ * copy of 'spec', the env's say callback). */
+void kb_target_init(struct kb_target *base, const struct kb_target_ops *ops,
+		    const char *spec, const struct kb_target_env *env);
+
+/* The hooks of the backend; an optional one that is not there does
+ * nothing and returns 0.  See the top of this file for what each does. */
+int kb_target_prepare(struct kb_target *t, const git_oid *commit);
+int kb_target_boot(struct kb_target *t, const struct kb_boot_job *job);
+int kb_target_run_start(struct kb_target *t, const struct kb_run_spec *spec,
+			const char *rundir, pid_t *pid);
+int kb_target_run_wait(struct kb_target *t, const char *rundir,
+		       struct kb_run_result *res, int *found);
+int kb_target_cleanup(struct kb_target *t);
+/* Append what the target is to 'out' (nothing for a backend with nothing
+ * to say). */
+int kb_target_describe(struct kb_target *t, struct kb_buf *out);
+
+/* The backend's name: "local", "libvirt", "ssh". */
+const char *kb_target_name(const struct kb_target *t);
+/* Does it boot a kernel and run the job in it (KB_TARGET_GUEST)? */
+int kb_target_is_guest(const struct kb_target *t);
+/* Does the test run on another machine (KB_TARGET_REMOTE)? */
+int kb_target_is_remote(const struct kb_target *t);
+/* The machine file's object (borrowed), or NULL. */
+json_t *kb_target_machine(const struct kb_target *t);
+
+/* Say a line of progress through the env's callback, if any. */
+void kb_target_say(struct kb_target *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
 #endif

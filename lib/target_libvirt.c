@@ -40,6 +40,7 @@
 
 #include <jansson.h>
 
+#include "machine.h"
 #include "target.h"
 #include "util.h"
 
@@ -60,14 +61,13 @@ struct vm_target {
 	struct kb_target base;
 	char *uri;                 /* NULL: the default, qemu:///system */
 	virConnectPtr conn;
-	int remote;                /* the URI names another host */
+	int remote;                /* the URI names a host: volumes, not files (that
+				    * host may be this one: see KB_TARGET_REMOTE) */
 	char *pool_name;           /* remote: where volumes go */
 	virStoragePoolPtr pool;
 	char *statedir, *prefix, *guest_init;
 	long memory_mib, vcpus, scratch_mib;
 	double boot_timeout;
-	void (*say)(void *ctx, const char *msg);
-	void *say_ctx;
 	int kvm_node_said;         /* the warning about /dev/kvm was given */
 
 	/* the boot in progress */
@@ -131,29 +131,6 @@ static const char *virt_msg(void)
 	return buf;
 }
 
-static void say(struct vm_target *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(struct vm_target *t, const char *fmt, ...)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	va_list ap;
-
-	if (!t->say)
-		return;
-	va_start(ap, fmt);
-	kb_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	t->say(t->say_ctx, b.ptr);
-	kb_buf_release(&b);
-}
-
-static long machine_int(json_t *m, const char *key, long def)
-{
-	json_t *v = m ? json_object_get(m, key) : NULL;
-
-	return json_is_integer(v) ? (long)json_integer_value(v) : def;
-}
-
 /* A URI that names a host ("qemu+ssh://host/system") is another machine's
  * libvirt; "qemu:///system" and "qemu+unix:///system" are this one's. */
 static int uri_is_remote(const char *uri)
@@ -200,10 +177,12 @@ static int connect_libvirt(struct vm_target *t)
 	return t->remote ? open_pool(t) : 0;
 }
 
-static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env)
+static void vm_close(struct kb_target *base);
+
+static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env,
+		   json_t *m)
 {
 	struct vm_target *t;
-	json_t *m = NULL;
 	const char *uri = NULL;
 
 	if (!strncmp(spec, "libvirt:", 8))
@@ -214,34 +193,25 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 		return kb_error(KB_EINVAL, "the guest init of kbisect (guests/init) is missing "
 				"or its path has blanks or quotes: %s",
 				env->guest_init ? env->guest_init : "not found");
-	if (env->machine) {
-		json_error_t jerr;
-
-		if (!(m = json_loads(env->machine, 0, &jerr)))
-			return kb_error(KB_EINVAL, "bad machine description: %s", jerr.text);
-	}
 	t = kb_calloc(1, sizeof(*t));
-	t->base.ops = &kb_target_libvirt;
-	t->base.spec = kb_strdup(spec);
+	kb_target_init(&t->base, &kb_target_libvirt, spec, env);
 	t->uri = uri && *uri ? kb_strdup(uri) : NULL;
 	t->statedir = kb_strdup(env->statedir);
 	t->prefix = kb_asprintf("%s-", env->session_name);
 	t->guest_init = kb_strdup(env->guest_init);
-	t->memory_mib = machine_int(m, "memory_mib", 1024);
-	t->vcpus = machine_int(m, "vcpus", 2);
-	t->scratch_mib = machine_int(m, "scratch_mib", 4096);
-	t->boot_timeout = (double)machine_int(m, "boot_timeout", 180);
+	t->memory_mib = kb_machine_int(m, "memory_mib", 1024);
+	t->vcpus = kb_machine_int(m, "vcpus", 2);
+	t->scratch_mib = kb_machine_int(m, "scratch_mib", 4096);
+	t->boot_timeout = (double)kb_machine_int(m, "boot_timeout", 180);
 	t->remote = uri_is_remote(t->uri);
-	t->base.elsewhere = t->remote && !kb_uri_host_is_here(t->uri);
+	if (t->remote && !kb_uri_host_is_here(t->uri))
+		t->base.flags |= KB_TARGET_REMOTE;
 	t->port[0].fd = t->port[1].fd = -1;
 	if (t->remote) {
 		json_t *pool = m ? json_object_get(m, "pool") : NULL;
 
 		t->pool_name = kb_strdup(json_is_string(pool) ? json_string_value(pool) : "default");
 	}
-	t->say = env->say;
-	t->say_ctx = env->say_ctx;
-	json_decref(m);
 	if (t->memory_mib < 64 || t->vcpus < 1 || t->scratch_mib < 16 || t->boot_timeout < 5) {
 		free(t->pool_name);
 		free(t->uri);
@@ -258,7 +228,7 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 		int code = kb_error_code();
 		char *msg = kb_strdup(kb_error_last());
 
-		t->base.ops->close(&t->base);
+		vm_close(&t->base);
 		kb_error(code, "%s", msg);
 		free(msg);
 		return -1;
@@ -469,9 +439,11 @@ static int vm_cleanup(struct kb_target *base)
 		const char *name = virDomainGetName(doms[i]);
 
 		if (name && !strncmp(name, t->prefix, strlen(t->prefix))) {
-			say(t, "destroying VM %s, left behind by an earlier kbisect", name);
+			kb_target_say(&t->base, "destroying VM %s, left behind by an earlier "
+				      "kbisect", name);
 			if (virDomainDestroy(doms[i]) < 0 && virDomainIsActive(doms[i]) == 1)
-				say(t, "could not destroy VM %s: %s", name, virt_msg());
+				kb_target_say(&t->base, "could not destroy VM %s: %s", name,
+					      virt_msg());
 		}
 		virDomainFree(doms[i]);
 	}
@@ -485,7 +457,8 @@ static int vm_cleanup(struct kb_target *base)
 			const char *name = virStorageVolGetName(vols[i]);
 
 			if (name && !strncmp(name, t->prefix, strlen(t->prefix))) {
-				say(t, "deleting volume %s, left behind by an earlier kbisect", name);
+				kb_target_say(&t->base, "deleting volume %s, left behind by an "
+					      "earlier kbisect", name);
 				virStorageVolDelete(vols[i], 0);
 			}
 			virStorageVolFree(vols[i]);
@@ -514,11 +487,6 @@ static void vm_close(struct kb_target *base)
 	free(t->guest_init);
 	free(base->spec);
 	free(t);
-}
-
-static int vm_prepare(struct kb_target *base, const git_oid *commit)
-{
-	return 0;
 }
 
 /* ---- the accelerator ---------------------------------------------------- */
@@ -596,7 +564,7 @@ static char *kvm_node_problem(const struct vm_target *t)
 {
 	struct stat st;
 
-	if (t->base.elsewhere || stat("/dev/kvm", &st) < 0 || !S_ISCHR(st.st_mode) ||
+	if (kb_target_is_remote(&t->base) || stat("/dev/kvm", &st) < 0 || !S_ISCHR(st.st_mode) ||
 	    (st.st_mode & 0060) == 0060 || (st.st_mode & 0006) == 0006)
 		return NULL;
 	return kb_asprintf("/dev/kvm has mode %03o: libvirt's QEMU cannot open it, so VMs "
@@ -781,7 +749,7 @@ static int job_script(struct vm_target *t, struct kb_strv *names, struct kb_strv
 		    "kbisect_job() {\n\tmkdir -p \"$1/env\" || return\n");
 	for (i = 0; i < names->n; i++) {
 		kb_buf_adds(out, "\tprintf %s ");
-		kb_buf_add_quoted(out, texts->v[i]);
+		kb_buf_add_quoted(out, texts->v[i], KB_QUOTE_BARE);
 		kb_buf_addf(out, " >\"$1/%s\" || return\n", names->v[i]);
 	}
 	kb_buf_adds(out, "}\n");
@@ -1037,7 +1005,8 @@ static int start_domain(struct vm_target *t, const char *accel, int attempts)
 		if (t->dom)
 			break;
 		if (attempt < attempts) {
-			say(t, "the VM %s did not start (%s); trying again", t->name, virt_msg());
+			kb_target_say(&t->base, "the VM %s did not start (%s); trying again",
+				      t->name, virt_msg());
 			sleep((unsigned)attempt);
 		}
 	}
@@ -1063,7 +1032,7 @@ static int boot_once(struct vm_target *t, const char *accel, double timeout, con
 	if ((ret = start_domain(t, accel, probe ? 1 : 3)) < 0) {
 		if (!probe)
 			return ret;
-		say(t, "KVM does not start here (%s)", virt_msg());
+		kb_target_say(&t->base, "KVM does not start here (%s)", virt_msg());
 		kb_error_clear();
 		return 2;
 	}
@@ -1102,8 +1071,8 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	end_boot(t, 0);
 	base->fault[0] = '\0';
 	if (virConnectIsAlive(t->conn) != 1) {
-		say(t, "the connection to libvirt at %s broke: connecting again",
-		    t->uri ? t->uri : "qemu:///system");
+		kb_target_say(&t->base, "the connection to libvirt at %s broke: connecting "
+			      "again", t->uri ? t->uri : "qemu:///system");
 		if ((ret = connect_libvirt(t)) < 0)
 			return ret;
 	}
@@ -1154,14 +1123,15 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 		char *why = kvm_node_problem(t);
 
 		if (why)
-			say(t, "warning: %s", why);
+			kb_target_say(&t->base, "warning: %s", why);
 		free(why);
 		t->kvm_node_said = 1;
 	}
 	accel_choose(t, accel);
 	started = kb_now();
 	if (!accel[0]) {
-		say(t, "trying KVM on this host (once; the answer is kept)");
+		kb_target_say(&t->base, "trying KVM on this host (once; the answer is "
+			      "kept)");
 		ret = boot_once(t, "kvm", KVM_PROBE_SECONDS, rel.ptr, 1);
 		if (ret == 0) {
 			accel_remember(t, "kvm");
@@ -1172,10 +1142,11 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 			ret = boot_once(t, "tcg", t->boot_timeout, rel.ptr, 0);
 			if (ret == 0) {
 				if (kvm_failed == 1)
-					say(t, "KVM did not boot in %.0f s here: using TCG, from "
-					    "now on", KVM_PROBE_SECONDS);
+					kb_target_say(&t->base, "KVM did not boot in %.0f s "
+						      "here: using TCG, from now on",
+						      KVM_PROBE_SECONDS);
 				else
-					say(t, "using TCG on this host from now on");
+					kb_target_say(&t->base, "using TCG on this host from now on");
 				accel_remember(t, "tcg");
 			}
 			snprintf(accel, sizeof(accel), "tcg");
@@ -1186,8 +1157,8 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	snprintf(base->accel, sizeof(base->accel), "%s", accel);
 	if (ret != 0)
 		goto out;
-	say(t, "VM %s booted %s in %.1f s (%s)", t->name, rel.ptr, kb_now() - started,
-	    !strcmp(accel, "kvm") ? "KVM" : "TCG");
+	kb_target_say(&t->base, "VM %s booted %s in %.1f s (%s)", t->name, rel.ptr,
+		      kb_now() - started, !strcmp(accel, "kvm") ? "KVM" : "TCG");
 	for (n = 1; job->setup && job->setup[n - 1]; n++) {
 		enum wait_result w;
 		int st = -1;
@@ -1336,9 +1307,9 @@ static int vm_describe(struct kb_target *base, struct kb_buf *out)
 
 const struct kb_target_ops kb_target_libvirt = {
 	.name = "libvirt",
-	.guest = 1,
+	.flags = KB_TARGET_GUEST,
+	.keys = kb_target_libvirt_keys,
 	.open = vm_open,
-	.prepare = vm_prepare,
 	.boot = vm_boot,
 	.run_start = vm_run_start,
 	.run_wait = vm_run_wait,

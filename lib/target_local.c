@@ -14,15 +14,14 @@ struct local_target {
 };
 
 static int local_open(struct kb_target **out, const char *spec,
-		      const struct kb_target_env *env)
+		      const struct kb_target_env *env, json_t *machine)
 {
 	struct local_target *t;
 
 	if (strcmp(spec, "local"))
 		return kb_error(KB_EINVAL, "target 'local' takes no options (got '%s')", spec);
 	t = kb_calloc(1, sizeof(*t));
-	t->base.ops = &kb_target_local;
-	t->base.spec = kb_strdup(spec);
+	kb_target_init(&t->base, &kb_target_local, spec, env);
 	t->base.workdir = env->slot ? kb_asprintf("%s/worktree-%d", env->statedir, env->slot) :
 		kb_asprintf("%s/worktree", env->statedir);
 	t->repo = env->repo;
@@ -35,11 +34,6 @@ static int local_prepare(struct kb_target *base, const git_oid *commit)
 	struct local_target *t = (struct local_target *)base;
 
 	return kb_worktree_checkout(t->repo, base->workdir, commit);
-}
-
-static int local_boot(struct kb_target *base, const struct kb_boot_job *job)
-{
-	return 0;
 }
 
 static int local_run_start(struct kb_target *base, const struct kb_run_spec *spec,
@@ -57,11 +51,6 @@ static int local_run_wait(struct kb_target *base, const char *rundir,
 	return kb_runner_wait(rundir, res, found, NULL, NULL);
 }
 
-static int local_cleanup(struct kb_target *base)
-{
-	return 0;
-}
-
 static void local_close(struct kb_target *base)
 {
 	free(base->spec);
@@ -71,11 +60,10 @@ static void local_close(struct kb_target *base)
 
 const struct kb_target_ops kb_target_local = {
 	.name = "local",
+	.keys = kb_target_local_keys,
 	.open = local_open,
 	.prepare = local_prepare,
-	.boot = local_boot,
 	.run_start = local_run_start,
 	.run_wait = local_run_wait,
-	.cleanup = local_cleanup,
 	.close = local_close,
 };

@@ -37,6 +37,7 @@
 
 #include <jansson.h>
 
+#include "machine.h"
 #include "ssh.h"
 #include "target.h"
 #include "util.h"
@@ -60,8 +61,6 @@ struct ssh_target {
 	char *modules_dir;         /* where the host's modules are: /lib/modules */
 	int power_cycle_tries;
 	double boot_timeout;
-	void (*say)(void *ctx, const char *msg);
-	void *say_ctx;
 
 	struct kb_ssh *conn;
 	/* the boot in progress */
@@ -72,22 +71,6 @@ struct ssh_target {
 	int runs, next_run;
 	double timeout;
 };
-
-static void say(struct ssh_target *t, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void say(struct ssh_target *t, const char *fmt, ...)
-{
-	struct kb_buf b = KB_BUF_INIT;
-	va_list ap;
-
-	if (!t->say)
-		return;
-	va_start(ap, fmt);
-	kb_buf_vaddf(&b, fmt, ap);
-	va_end(ap);
-	t->say(t->say_ctx, b.ptr);
-	kb_buf_release(&b);
-}
 
 static void strv_free(char **v)
 {
@@ -130,13 +113,6 @@ static char *json_str(json_t *m, const char *key, const char *def)
 	json_t *v = m ? json_object_get(m, key) : NULL;
 
 	return json_is_string(v) ? kb_strdup(json_string_value(v)) : def ? kb_strdup(def) : NULL;
-}
-
-static long json_int(json_t *m, const char *key, long def)
-{
-	json_t *v = m ? json_object_get(m, key) : NULL;
-
-	return json_is_integer(v) ? (long)json_integer_value(v) : def;
 }
 
 /* "ssh://[user@]host[:port]" */
@@ -183,24 +159,15 @@ static int parse_spec(struct ssh_target *t, const char *spec)
 
 static void ssh_close(struct kb_target *base);
 
-static int ssh_open(struct kb_target **out, const char *spec, const struct kb_target_env *env)
+static int ssh_open(struct kb_target **out, const char *spec, const struct kb_target_env *env,
+		    json_t *m)
 {
 	struct ssh_target *t = kb_calloc(1, sizeof(*t));
-	json_t *m = NULL;
 	int ret;
 
-	t->base.ops = &kb_target_ssh;
-	t->base.spec = kb_strdup(spec);
+	kb_target_init(&t->base, &kb_target_ssh, spec, env);
 	if ((ret = parse_spec(t, spec)) < 0)
 		goto fail;
-	if (env->machine) {
-		json_error_t jerr;
-
-		if (!(m = json_loads(env->machine, 0, &jerr))) {
-			ret = kb_error(KB_EINVAL, "bad machine description: %s", jerr.text);
-			goto fail;
-		}
-	}
 	t->key_file = json_str(m, "key_file", NULL);
 	t->known_hosts = json_str(m, "known_hosts", NULL);
 	t->workdir = json_str(m, "workdir", "/var/tmp/kbisect");
@@ -211,10 +178,8 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 	t->scratch_dev = json_str(m, "scratch_dev", NULL);
 	t->scratch_dir = json_str(m, "scratch_dir", NULL);
 	t->modules_dir = json_str(m, "modules_dir", "/lib/modules");
-	t->power_cycle_tries = (int)json_int(m, "power_cycle_tries", 2);
-	t->boot_timeout = (double)json_int(m, "boot_timeout", 300);
-	json_decref(m);
-	m = NULL;
+	t->power_cycle_tries = (int)kb_machine_int(m, "power_cycle_tries", 2);
+	t->boot_timeout = (double)kb_machine_int(m, "boot_timeout", 300);
 	if (strcmp(t->switch_how, "kexec") && strcmp(t->switch_how, "command")) {
 		ret = kb_error(KB_EINVAL, "bad machine description: switch is \"kexec\" or "
 			       "\"command\", not \"%s\"", t->switch_how);
@@ -236,11 +201,10 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 			       "power_cycle_tries >= 0");
 		goto fail;
 	}
-	t->base.elsewhere = !kb_host_is_here(t->host, strlen(t->host));
+	if (!kb_host_is_here(t->host, strlen(t->host)))
+		t->base.flags |= KB_TARGET_REMOTE;
 	t->prefix = kb_asprintf("%s-", env->session_name);
 	t->statedir = kb_strdup(env->statedir);
-	t->say = env->say;
-	t->say_ctx = env->say_ctx;
 	t->opts.host = t->host;
 	t->opts.user = t->user;
 	t->opts.key_file = t->key_file;
@@ -262,7 +226,6 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 	*out = &t->base;
 	return 0;
 fail:
-	json_decref(m);
 	{
 		int code = kb_error_code();
 		char *msg = kb_strdup(kb_error_last());
@@ -309,11 +272,6 @@ static void ssh_close(struct kb_target *base)
 	free(t->modules_dir);
 	free(base->spec);
 	free(t);
-}
-
-static int ssh_prepare(struct kb_target *base, const git_oid *commit)
-{
-	return 0;
 }
 
 /* Run argv on the host; its output in 'out' (may be NULL), its errors in
@@ -418,7 +376,7 @@ static int power_cycle(struct ssh_target *t)
 		return kb_error(KB_EINFRA, "%s does not answer, and its machine file has no "
 				"power_cycle command to bring it back", t->host);
 	}
-	say(t, "power-cycling %s: %s", t->host, t->power_cycle[0]);
+	kb_target_say(&t->base, "power-cycling %s: %s", t->host, t->power_cycle[0]);
 	spec.argv = (const char *const *)t->power_cycle;
 	spec.timeout = 300;
 	ret = kb_run_simple(&spec, log, &res);
@@ -665,8 +623,9 @@ static int put_modules(struct ssh_target *t, const char *kernel_dir, const char 
 			       "host: %.300s", kb_ssh_name(t->conn), release, t->modules_dir,
 			       ret == 1 ? "no answer in 300 s" : out.ptr);
 	else if (ret == 0)
-		say(t, "modules of %s installed in %s/%s: %u files, %zu KiB in %.1f s", release,
-		    t->modules_dir, release, n.files, n.bytes >> 10, kb_now() - start);
+		kb_target_say(&t->base, "modules of %s installed in %s/%s: %u files, %zu KiB "
+			      "in %.1f s", release, t->modules_dir, release, n.files,
+			      n.bytes >> 10, kb_now() - start);
 out:
 	kb_buf_release(&out);
 	free(local);
@@ -681,9 +640,9 @@ static void remove_boot_dirs(struct ssh_target *t)
 	int st;
 
 	kb_buf_adds(&cmd, "rm -rf -- ");
-	kb_ssh_quote(&cmd, t->workdir);
+	kb_buf_add_quoted(&cmd, t->workdir, 0);
 	kb_buf_addch(&cmd, '/');
-	kb_ssh_quote(&cmd, t->prefix);
+	kb_buf_add_quoted(&cmd, t->prefix, 0);
 	kb_buf_addch(&cmd, '*');
 	if (kb_ssh_run(t->conn, cmd.ptr, 120, NULL, NULL, 0, &st) != 0)
 		kb_error_clear();
@@ -724,16 +683,18 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 	if ((ret = ensure_host(t)) < 0)
 		goto out;
 	remove_boot_dirs(t);
-	say(t, "uploading %s to %s:%s", rel.ptr, t->host, image);
+	kb_target_say(&t->base, "uploading %s to %s:%s", rel.ptr, t->host, image);
 	if ((ret = put_image(t, image, &img)) < 0 ||
 	    (ret = put_modules(t, base->kernel_dir, rel.ptr)) < 0)
 		goto out;
 	for (attempt = 1; attempt <= 2; attempt++) {
-		say(t, "switching %s to %s (%s)", t->host, rel.ptr, t->switch_how);
+		kb_target_say(&t->base, "switching %s to %s (%s)", t->host, rel.ptr,
+			      t->switch_how);
 		ret = try_boot(t, image, rel.ptr, &seconds, why, sizeof(why));
 		if (ret <= 0)
 			break;
-		say(t, "%s%s", why, attempt < 2 ? "; trying once more" : "");
+		kb_target_say(&t->base, "%s%s", why,
+			      attempt < 2 ? "; trying once more" : "");
 		/* a power cycle may have taken the image with it (a tmpfs) */
 		if (attempt < 2 && (ret = put_image(t, image, &img)) < 0)
 			break;
@@ -745,7 +706,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 			 "%s, twice", t->host, why);
 		goto out;
 	}
-	say(t, "%s is back on %s after %.1f s", t->host, rel.ptr, seconds);
+	kb_target_say(&t->base, "%s is back on %s after %.1f s", t->host, rel.ptr, seconds);
 	if (!(t->booted_id = boot_id(t)))
 		kb_error_clear();
 	/* the directory again: /var/tmp may not outlive a boot */
@@ -847,8 +808,8 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 			break;
 		snprintf(why, sizeof(why), "%s", kb_error_last());
 		kb_error_clear();
-		say(t, "the connection to %s dropped in run %d (%s): connecting again",
-		    t->host, t->next_run, why);
+		kb_target_say(&t->base, "the connection to %s dropped in run %d (%s): "
+			      "connecting again", t->host, t->next_run, why);
 		if (!same_boot(t, DROP_WAIT)) {
 			kb_error(KB_EINFRA, "%s", why);
 			break;  /* lost with its kernel */
@@ -865,8 +826,8 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 			end_boot(t);
 			return ret;
 		}
-		say(t, "%s is still on the same boot: run %d runs again", t->host,
-		    t->next_run);
+		kb_target_say(&t->base, "%s is still on the same boot: run %d runs again",
+			      t->host, t->next_run);
 		kb_buf_release(&out);
 		start = kb_now();
 	}
@@ -941,9 +902,9 @@ static int ssh_describe(struct kb_target *base, struct kb_buf *out)
 
 const struct kb_target_ops kb_target_ssh = {
 	.name = "ssh",
-	.guest = 1,
+	.flags = KB_TARGET_GUEST,
+	.keys = kb_target_ssh_keys,
 	.open = ssh_open,
-	.prepare = ssh_prepare,
 	.boot = ssh_boot,
 	.run_start = ssh_run_start,
 	.run_wait = ssh_run_wait,

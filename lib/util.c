@@ -207,11 +207,11 @@ void kb_buf_reset(struct kb_buf *b)
 		b->ptr[0] = '\0';
 }
 
-void kb_buf_add_quoted(struct kb_buf *b, const char *s)
+void kb_buf_add_quoted(struct kb_buf *b, const char *s, unsigned flags)
 {
 	const char *p;
 
-	if (*s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	if ((flags & KB_QUOTE_BARE) && *s && !s[strspn(s, "abcdefghijklmnopqrstuvwxyz"
 			    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 			    "-_./:=@,+%")]) {
 		kb_buf_adds(b, s);

@@ -85,8 +85,16 @@ void kb_buf_addf(struct kb_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void kb_buf_vaddf(struct kb_buf *b, const char *fmt, va_list ap);
 void kb_buf_reset(struct kb_buf *b);
-/* Append s quoted for a POSIX shell, for display and logs only. */
-void kb_buf_add_quoted(struct kb_buf *b, const char *s);
+/*
+ * Append 's' to 'b' as one word of a POSIX shell: in single quotes, a
+ * quote in it as '\'', so that no byte of it is shell syntax (the empty
+ * word is '').  With KB_QUOTE_BARE, a word of only letters, digits and
+ * -_./:=@,+% stays bare, for text people read (the log, the values of a
+ * job): still one literal word as an argument, but not to be put first in
+ * a command, where it could be an assignment or a reserved word.
+ */
+#define KB_QUOTE_BARE 0x1u
+void kb_buf_add_quoted(struct kb_buf *b, const char *s, unsigned flags);
 
 /* Read a whole file (up to max bytes, 0 = no limit). */
 int kb_read_file(const char *path, struct kb_buf *out, size_t max);

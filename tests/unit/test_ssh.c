@@ -20,7 +20,7 @@ static char *sh_output(const char *cmdline)
 	struct kb_buf c = KB_BUF_INIT;
 
 	kb_buf_adds(&c, "/bin/sh -c ");
-	kb_ssh_quote(&c, cmdline);
+	kb_buf_add_quoted(&c, cmdline, 0);
 	quoted = kb_buf_detach(&c);
 	p = popen(quoted, "r");
 	free(quoted);
@@ -131,7 +131,7 @@ TEST(test_ssh__a_test_on_another_machine_leaves_this_one_to_builds)
 	t.ops = &kb_target_ssh;
 	/* on this machine, a guest's two vCPUs come first */
 	CHECK(kb_ahead_jobs(s, &t) == (cores - 2 >= 2 ? cores - 2 : 0));
-	t.elsewhere = 1;
+	t.flags |= KB_TARGET_REMOTE;
 	CHECK_MSG(kb_ahead_jobs(s, &t) == (cores >= 2 ? cores : 0), "%d", kb_ahead_jobs(s, &t));
 	s->spec.build_ahead = 'n';
 	CHECK(kb_ahead_jobs(s, &t) == 0);

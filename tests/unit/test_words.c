@@ -28,7 +28,7 @@ TEST(test_words__quote_roundtrip)
 		struct kb_buf b = KB_BUF_INIT;
 		struct kb_strv w = KB_STRV_INIT;
 
-		kb_buf_add_quoted(&b, samples[i]);
+		kb_buf_add_quoted(&b, samples[i], KB_QUOTE_BARE);
 		CHECK(kb_split_words(b.ptr, &w) == 0);
 		CHECK_MSG(w.n == 1 && !strcmp(w.v[0], samples[i]), "sample %zu: %s", i, b.ptr);
 		kb_strv_clear(&w);
