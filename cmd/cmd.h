@@ -7,7 +7,8 @@
 
 #include "session.h"
 
-/* Exit codes (DESIGN.md): verdict with culprit, error, usage, no culprit. */
+/* Exit codes (EXIT STATUS of kbisect(1)): verdict with culprit, error, usage,
+ * no culprit. */
 enum {
 	KB_EXIT_CULPRIT = 0,
 	KB_EXIT_ERROR = 1,

@@ -174,7 +174,7 @@ int kb_session_finish(struct kb_session *s);
 /* End the session and remove its work trees and run directories. */
 int kb_session_end(struct kb_session *s);
 
-/* The report object of DESIGN.md (version 1). */
+/* The report object (version 1; its fields are in REPORT of kbisect(1)). */
 int kb_session_report(struct kb_session *s, json_t **out);
 
 /* Status: where the session stands, as JSON (version 1). */
