@@ -86,14 +86,12 @@ int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *st
 }
 
 /* The side with fewer boots gets the next one, until each has its boots. */
-static int plan(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
-		size_t *nout)
+static int plan(struct kb_session *s, struct kb_job *out)
 {
 	const char *a = s->spec.good_shas.v[0], *b = s->spec.bad_sha, *next;
 	int want = s->spec.compare_boots ? s->spec.compare_boots : 3, na, nb;
 	size_t i;
 
-	*nout = 0;
 	for (i = 0; i < s->nmark_rows; i++)
 		if (s->mark_rows[i].mark == 's')
 			return kb_error(KB_EINVAL, "the benchmark fails at %.12s: "
@@ -109,7 +107,6 @@ static int plan(struct kb_session *s, const struct kb_plan_in *in, struct kb_job
 	memset(out, 0, sizeof(*out));
 	snprintf(out->sha, sizeof(out->sha), "%s", next);
 	out->runs = s->spec.bench.runs_per_boot;
-	*nout = 1;
 	return KB_PLAN_WORK;
 }
 
@@ -218,6 +215,7 @@ const struct kb_mode_ops kb_mode_compare = {
 	.resume = "run the same 'kbisect compare' again to continue",
 	.wants = wants,
 	.plan = plan,
+	.plan_pool = NULL,
 	.work = work,
 	.record_run = kb_perf_record_run,
 	.skipped = NULL,

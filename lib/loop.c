@@ -7,23 +7,17 @@
 
 static int one_machine(struct kb_session *s, struct kb_target *t)
 {
-	static const int machine0 = 0;
-	struct kb_plan_in in = { NULL, 0, &machine0, 1, 1, 0, 0 };
 	int ret;
 
 	for (;;) {
 		struct kb_job job;
-		size_t n = 0;
 
 		if (s->stop && *s->stop)
 			return kb_error(KB_EINTR, "stopped; %s", s->mode->resume);
-		if ((ret = kb_session_refresh(s)) < 0 ||
-		    (ret = s->mode->plan(s, &in, &job, &n)) < 0)
+		if ((ret = kb_session_refresh(s)) < 0 || (ret = s->mode->plan(s, &job)) < 0)
 			return ret;
 		if (ret == KB_PLAN_FINISH)
 			return kb_session_finish(s);
-		if (ret == KB_PLAN_STOP || !n)
-			return kb_error(KB_EINTR, "stopped; %s", s->mode->resume);
 		if ((ret = s->mode->work(s, t, &job)) < 0)
 			return ret;
 	}
@@ -41,7 +35,7 @@ int kb_session_run(struct kb_session *s)
 	    (ret = kb_target_cleanup(t)) < 0 ||
 	    (ret = kb_session_recover(s, t)) < 0)
 		goto out;
-	ret = s->spec.pool.n ? kb_pool_loop(s) : one_machine(s, t);
+	ret = s->spec.pool.n && s->mode->plan_pool ? kb_pool_loop(s) : one_machine(s, t);
 out:
 	kb_ahead_stop(s);
 	kb_target_close(t);

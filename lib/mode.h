@@ -33,7 +33,6 @@ struct kb_plan_in {
 	const int *free;    /* the free machines, in order; one (0) without a pool */
 	size_t nfree;
 	int active;         /* machines in service */
-	int pool;           /* 1: the machines of a pool work at once */
 	double took;        /* the mean time a job took on the pool (0: none yet) */
 };
 
@@ -49,11 +48,15 @@ struct kb_mode_ops {
 	/* Does this mode run the session of 'spec'?  The table is tried in
 	 * order; the first that says yes runs it. */
 	int (*wants)(const struct kb_spec *spec);
-	/* The jobs for the free machines (at most in->nfree, in 'out', their
-	 * number in *nout): KB_PLAN_*, or negative for an error.  It may
-	 * record what it decides on the way (a revert it makes). */
-	int (*plan)(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
-		    size_t *nout);
+	/* One machine: the next job, in 'job'.  KB_PLAN_WORK or _FINISH, or
+	 * negative for an error.  It may record what it decides on the way
+	 * (a revert it makes). */
+	int (*plan)(struct kb_session *s, struct kb_job *job);
+	/* A pool: the jobs for the free machines (at most in->nfree, in 'out',
+	 * their number in *nout), as plan() does.  NULL: the mode runs on one
+	 * machine only. */
+	int (*plan_pool)(struct kb_session *s, const struct kb_plan_in *in,
+			 struct kb_job *out, size_t *nout);
 	/* Do one job on 't': build, boot, run and record.  0, or negative. */
 	int (*work)(struct kb_session *s, struct kb_target *t, const struct kb_job *job);
 	/* Record the outcome of a run recorded as started (and what it

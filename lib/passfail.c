@@ -134,7 +134,7 @@ static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *
 }
 
 /* One machine: the commit the marks say, as 'git bisect' does. */
-static int plan_one(struct kb_session *s, struct kb_job *out, size_t *nout)
+static int plan_one(struct kb_session *s, struct kb_job *out)
 {
 	struct kb_next next;
 	char *subject;
@@ -158,7 +158,6 @@ static int plan_one(struct kb_session *s, struct kb_job *out, size_t *nout)
 	kb_session_say(s, KB_SAY_INFO, "[%s] %s", out->sha, subject);
 	free(subject);
 	s->steps_after = next.steps_left;
-	*nout = 1;
 	kb_next_release(&next);
 	return KB_PLAN_WORK;
 }
@@ -200,6 +199,7 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	unsigned char *busy, *alive;
 	int ret;
 
+	*nout = 0;
 	if ((ret = kb_session_next(s, &next)) < 0)
 		return ret;
 	if (next.kind != KB_NEXT_TEST && !in->nbusy) {
@@ -249,13 +249,6 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	free(alive);
 	free(pick);
 	return KB_PLAN_WORK;
-}
-
-static int plan(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
-		size_t *nout)
-{
-	*nout = 0;
-	return in->pool ? plan_pool(s, in, out, nout) : plan_one(s, out, nout);
 }
 
 static json_t *step_json(struct kb_session *s, const struct kb_mark_row *m)
@@ -400,7 +393,8 @@ const struct kb_mode_ops kb_mode_passfail = {
 	.name = "pass-fail",
 	.resume = "continue with 'kbisect resume'",
 	.wants = wants,
-	.plan = plan,
+	.plan = plan_one,
+	.plan_pool = plan_pool,
 	.work = work,
 	.record_run = record_run,
 	.skipped = skipped,

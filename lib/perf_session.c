@@ -451,7 +451,7 @@ static int steps_after(const struct kb_perf_out *out)
 
 /* One machine: what the decision code asks for, with the reverts it asks
  * for made on the way. */
-static int plan_one(struct kb_session *s, struct kb_job *job, size_t *nout)
+static int plan_one(struct kb_session *s, struct kb_job *job)
 {
 	struct kb_perf_out out;
 	int ret;
@@ -476,7 +476,6 @@ static int plan_one(struct kb_session *s, struct kb_job *job, size_t *nout)
 	memcpy(job->sha, out.sha, 41);
 	job->runs = out.runs;
 	snprintf(job->role, sizeof(job->role), "%s", out.role);
-	*nout = 1;
 	return KB_PLAN_WORK;
 }
 
@@ -491,6 +490,8 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	size_t nbusy = 0, f;
 	signed char *pairs = kb_perf_pairs(s), *was = kb_calloc((size_t)n, 1);
 	unsigned char *retired = kb_calloc((size_t)n, 1);
+
+	*nout = 0;
 
 	for (f = 0; f < in->nbusy; f++) {
 		memcpy(busy[nbusy].sha, in->busy[f].sha, 41);
@@ -563,13 +564,6 @@ out:
 	free(was);
 	free(retired);
 	return ret;
-}
-
-static int plan(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
-		size_t *nout)
-{
-	*nout = 0;
-	return in->pool ? plan_pool(s, in, out, nout) : plan_one(s, out, nout);
 }
 
 static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *job)
@@ -724,7 +718,8 @@ const struct kb_mode_ops kb_mode_perf = {
 	.name = "performance",
 	.resume = "continue with 'kbisect resume'",
 	.wants = wants,
-	.plan = plan,
+	.plan = plan_one,
+	.plan_pool = plan_pool,
 	.work = work,
 	.record_run = kb_perf_record_run,
 	.skipped = skipped,

@@ -190,7 +190,7 @@ static int plan(struct kb_session *s, struct slot *sl, int n, int active)
 	struct kb_job *busy = kb_calloc((size_t)n, sizeof(*busy)),
 		      *jobs = kb_calloc((size_t)n, sizeof(*jobs));
 	int *free_ = kb_calloc((size_t)n, sizeof(*free_)), i, ret;
-	struct kb_plan_in in = { busy, 0, free_, 0, active, 1, 0 };
+	struct kb_plan_in in = { busy, 0, free_, 0, active, 0 };
 	size_t njobs = 0, j;
 
 	for (i = 0; i < n; i++) {
@@ -200,7 +200,7 @@ static int plan(struct kb_session *s, struct slot *sl, int n, int active)
 			free_[in.nfree++] = i;
 	}
 	in.took = took_n ? took_sum / took_n : 0;
-	ret = s->mode->plan(s, &in, jobs, &njobs);
+	ret = s->mode->plan_pool(s, &in, jobs, &njobs);
 	/* start() gives 0, KB_PLAN_WORK, or an error */
 	for (j = 0; ret == KB_PLAN_WORK && j < njobs; j++) {
 		sl[jobs[j].machine].job = jobs[j];
