@@ -109,11 +109,23 @@ int kb_set_target(struct kb_spec *spec, const char *target);
 /* Each --target: the first is the target, the others the pool. */
 int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets);
 
-/* Run a loaded session to its verdict and return the exit code. */
+/* Run a loaded session to its verdict and print its text report; returns
+ * the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);
-/* Print the text report of a session; 'link' (or NULL) is the URL of the
- * report this one follows up.  A control character of any value (a CR in
- * a commit subject) is printed as a space. */
+
+/*
+ * The text of a report (cmd/render.c), for 'report', the end of a run
+ * ('start', 'resume') and the body of the report mail: the mode, range and
+ * counts; the verdict with the culprit (its commit, and for a performance
+ * bisection its probability, step, share explained and checks) or the
+ * suspects or the reason none is blamed; the LKP-style table of the means;
+ * the warnings; the bisection log with each step's decision and its
+ * samples, exit status or build/boot error; the test setup; the command
+ * that reproduces the bisection; 'link' (or NULL) as a Link: line, the URL
+ * of the report this one follows up; and the #regzbot line.  A control
+ * character of any value (a CR in a commit subject) is printed as a space;
+ * the values printed on lines of their own keep their line ends.
+ */
 void kb_print_report(json_t *report, FILE *to, const char *link);
 
 /* What 'report' was asked to do with the mail. */

@@ -1,0 +1,444 @@
+/* The text of a report: the verdict, the culprit and its checks, the table,
+ * the bisection log, the test setup and how to reproduce it. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "cmd.h"
+#include "stats.h"
+
+/*
+ * A copy of the report whose strings hold no control character: each
+ * becomes a space, so that a commit subject or author, a benchmark's name
+ * or description cannot move the cursor or add a line of its own.  The
+ * values printed on lines of their own keep their line ends: a build or
+ * boot error, a shell command, an argv word or a path (quoted, so a
+ * newline stays in the word).
+ */
+static json_t *plain_copy(json_t *v, int keep_lines)
+{
+	json_t *o, *x;
+	const char *k;
+	size_t i;
+
+	if (json_is_object(v)) {
+		o = json_object();
+		json_object_foreach(v, k, x)
+			json_object_set_new(o, k, plain_copy(x, !strcmp(k, "build_error") ||
+						      !strcmp(k, "boot_error") || !strcmp(k, "command") ||
+						      !strcmp(k, "build") || !strcmp(k, "paths")));
+		return o;
+	}
+	if (json_is_array(v)) {
+		o = json_array();
+		json_array_foreach(v, i, x)
+			json_array_append_new(o, plain_copy(x, keep_lines));
+		return o;
+	}
+	if (json_is_string(v)) {
+		char *t = kb_strndup(json_string_value(v), json_string_length(v));
+
+		for (i = 0; i < json_string_length(v); i++)
+			if (((unsigned char)t[i] < 0x20 || t[i] == 0x7f) &&
+			    !(keep_lines && t[i] == '\n'))
+				t[i] = ' ';
+		o = json_stringn(t, json_string_length(v));
+		free(t);
+		return o;
+	}
+	return json_deep_copy(v);
+}
+
+/* 'text' after 'label', each later line of it indented as far. */
+static void print_lines(FILE *to, const char *label, const char *text)
+{
+	int indent = (int)strlen(label);
+
+	fputs(label, to);
+	do {
+		int len = (int)strcspn(text, "\n");
+
+		fprintf(to, "%.*s\n", len, text);
+		text += len + (text[len] == '\n');
+		if (*text)
+			fprintf(to, "%*s", indent, "");
+	} while (*text);
+}
+
+static void print_commit(json_t *c, FILE *to)
+{
+	time_t t = (time_t)json_integer_value(json_object_get(c, "date"));
+	char date[64] = "";
+
+	if (t)
+		strftime(date, sizeof(date), "%Y-%m-%d %H:%M:%S UTC", gmtime(&t));
+	fprintf(to, "commit %s\nAuthor: %s\nDate:   %s\n\n    %s\n\n", kb_str(c, "commit"),
+		kb_str(c, "author"), date, kb_str(c, "subject"));
+}
+
+static int confirmed(json_t *c)
+{
+	json_t *checks = json_object_get(c, "checks"), *v;
+	const char *k;
+
+	json_object_foreach(checks, k, v)
+		if (!strcmp(json_string_value(v), "fail") ||
+		    !strcmp(json_string_value(v), "warning"))
+			return 0;
+	return 1;
+}
+
+/* A value in at most 10 columns, with about 5 significant digits. */
+static void fmt_value(char *buf, size_t size, double v)
+{
+	double a = v < 0 ? -v : v;
+
+	if (a >= 1e10 || (a > 0 && a < 1e-3))
+		snprintf(buf, size, "%.4g", v);
+	else if (a >= 1e4)
+		snprintf(buf, size, "%.0f", v);
+	else
+		snprintf(buf, size, "%.*f", a >= 1000 ? 1 : a >= 100 ? 2 : a >= 10 ? 3 : 4, v);
+}
+
+/*
+ * The table of LKP reports: one column a commit (GOOD, the culprit's
+ * parent, the culprit, BAD), each with the mean of its runs and their
+ * relative standard deviation, and the change from GOOD between them.
+ */
+static void print_table(json_t *r, FILE *to)
+{
+	json_t *m = json_object_get(r, "metric"), *row, *rows = json_array();
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "table"), i, row)
+		if (json_object_get(row, "mean"))
+			json_array_append(rows, row);
+	if (!json_array_size(rows)) {
+		json_decref(rows);
+		return;
+	}
+	fprintf(to, "%s%s%s%s, %s is better; the mean of the runs of each commit, "
+		"\xc2\xb1 their standard deviation:\n\n", kb_str(m, "name"),
+		*kb_str(m, "unit") ? " (" : "", kb_str(m, "unit"), *kb_str(m, "unit") ? ")" : "",
+		kb_str(m, "direction"));
+	json_array_foreach(rows, i, row)
+		fprintf(to, "%s%-*s", i ? " " : "", i + 1 < json_array_size(rows) ?
+			(i ? 27 : 16) : 0, kb_str(row, "label"));
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? " %-27.27s" : "%-16.16s", kb_str(row, "commit"));
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? " ---------------------------" : "----------------");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? "     %%change         %%stddev" : "         %%stddev");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row)
+		fprintf(to, i ? "          |                \\" : "             \\");
+	fprintf(to, "\n");
+	json_array_foreach(rows, i, row) {
+		char v[32], change[32];
+
+		fmt_value(v, sizeof(v), json_number_value(json_object_get(row, "mean")));
+		if (i) {
+			snprintf(change, sizeof(change), "%+.1f%%",
+				 json_number_value(json_object_get(row, "change_pct")));
+			fprintf(to, " %10s ", change);
+		}
+		fprintf(to, "%10s \xc2\xb1%3.0f%%", v,
+			json_number_value(json_object_get(row, "stddev_pct")));
+	}
+	fprintf(to, "  %s\n", kb_str(m, "name"));
+	json_array_foreach(rows, i, row)
+		fprintf(to, "%*s%10lld      ", i ? 12 : 0, "",
+			(long long)json_integer_value(json_object_get(row, "n")));
+	fprintf(to, "  runs\n\n");
+	json_decref(rows);
+}
+
+static void print_checks(json_t *c, FILE *to)
+{
+	json_t *checks = json_object_get(c, "checks"), *ci = json_object_get(c, "delta_ci_pct");
+	json_t *eci = json_object_get(c, "explained_ci");
+
+	fprintf(to, "probability: %.3f\n", json_number_value(json_object_get(c, "probability")));
+	fprintf(to, "step at the culprit: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%)\n",
+		json_number_value(json_object_get(c, "delta_pct")),
+		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
+	fprintf(to, "share of the GOOD to BAD change it explains: %.0f%% (90%% interval "
+		"%.0f%% .. %.0f%%)\n", 100 * json_number_value(json_object_get(c, "explained")),
+		100 * json_number_value(json_array_get(eci, 0)),
+		100 * json_number_value(json_array_get(eci, 1)));
+	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, warm-up %s, "
+		"share explained %s\n\n", kb_str(checks, "parent_vs_culprit"),
+		kb_str(checks, "revert"), kb_str(checks, "rebuild"), kb_str(checks, "warm_up"),
+		*kb_str(checks, "explained") ? kb_str(checks, "explained") : "n/a");
+}
+
+/* A word as a shell would need it, for commands shown to be copied. */
+static void put_word(FILE *to, const char *w)
+{
+	const char *p;
+
+	if (*w && strspn(w, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+			 "0123456789@%+=:,./_-") == strlen(w)) {
+		fputs(w, to);
+		return;
+	}
+	fputc('\'', to);
+	for (p = w; *p; p++)
+		if (*p == '\'')
+			fputs("'\\''", to);
+		else
+			fputc(*p, to);
+	fputc('\'', to);
+}
+
+/* GOOD (0) or BAD (1) as regzbot takes it: the tag given ("v5.15"), else
+ * the short commit id. */
+static const char *rev_name(json_t *r, int bad)
+{
+	static char buf[2][64];
+	json_t *setup = json_object_get(r, "setup");
+	const char *spec = bad ? kb_str(setup, "bad_spec") :
+		json_string_value(json_array_get(json_object_get(setup, "good_specs"), 0));
+
+	if (spec && spec[0] == 'v' && spec[1] >= '0' && spec[1] <= '9' && strlen(spec) < 64 &&
+	    strspn(spec, "v0123456789.-rc") == strlen(spec))
+		return spec;
+	snprintf(buf[bad], sizeof(buf[bad]), "%.12s", kb_str(r, bad ? "bad" : "good"));
+	return buf[bad];
+}
+
+/* The target, the kernel and the benchmark the numbers come from. */
+static void print_setup(json_t *r, FILE *to)
+{
+	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
+	json_t *m = json_object_get(b, "metric"), *machine = json_object_get(r, "machine"), *v;
+	const char *build = kb_str(setup, "build"), *k;
+
+	if (!setup)
+		return;
+	fprintf(to, "Test setup:\n  target:    %s%s\n", kb_str(r, "target"),
+		!strcmp(kb_str(r, "accel"), "kvm") ? " (KVM)" :
+		!strcmp(kb_str(r, "accel"), "tcg") ? " (QEMU TCG, no KVM)" : "");
+	json_object_foreach(machine, k, v) {
+		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+
+		/* where this machine keeps its keys and scripts says nothing of the
+		 * measurement */
+		if (strcmp(k, "target") && strcmp(k, "key_file") && strcmp(k, "known_hosts") &&
+		    strcmp(k, "power_cycle"))
+			fprintf(to, "             %s: %s\n", k, text ? text : "");
+		free(text);
+	}
+	if (!strcmp(build, "kernel"))
+		fprintf(to, "  kernel:    built by kbisect: %s, then the fragments in %s for "
+			"the target, olddefconfig\n", *kb_str(setup, "kconfig") ?
+			kb_str(setup, "kconfig") : "tinyconfig", kb_str(setup, "fragments"));
+	else if (strcmp(build, "none") && *build)
+		print_lines(to, "  build:     ", build);
+	if (b) {
+		json_t *cmd = json_object_get(b, "command");
+
+		fprintf(to, "  benchmark: %s%s%s\n", kb_str(b, "name"),
+			*kb_str(b, "description") ? ": " : "", kb_str(b, "description"));
+		if (json_is_string(cmd)) {
+			print_lines(to, "  command:   ", json_string_value(cmd));
+		} else {
+			size_t i;
+
+			fprintf(to, "  command:  ");
+			json_array_foreach(cmd, i, v) {
+				fputc(' ', to);
+				put_word(to, json_string_value(v) ? json_string_value(v) : "");
+			}
+			fprintf(to, "\n");
+		}
+		if (m)
+			fprintf(to, "  metric:    %s%s%s%s from the output's %s %s, %s is better\n",
+				kb_str(m, "name"), *kb_str(m, "unit") ? " (" : "", kb_str(m, "unit"),
+				*kb_str(m, "unit") ? ")" : "", *kb_str(m, "json_path") ? "JSON at" :
+				"text matching", *kb_str(m, "json_path") ? kb_str(m, "json_path") :
+				kb_str(m, "regex"), kb_str(m, "direction"));
+		{
+			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
+				   warm = json_integer_value(json_object_get(r, "warmup_used"));
+
+			fprintf(to, "  runs:      %lld a boot; ", (long long)(per ? per : 1));
+			if (warm)
+				fprintf(to, "the first %lld after each boot left out as warm-up\n",
+					(long long)warm);
+			else
+				fprintf(to, "none left out as warm-up\n");
+		}
+		if (json_object_get(r, "noise_pct"))
+			fprintf(to, "  noise:     %.1f%% run to run\n",
+				json_number_value(json_object_get(r, "noise_pct")));
+	}
+	fprintf(to, "\n");
+}
+
+/* The command that runs the same bisection again, and the replay. */
+static void print_reproduce(json_t *r, FILE *to)
+{
+	json_t *setup = json_object_get(r, "setup"), *v;
+	json_t *b = json_object_get(setup, "benchmark"), *cmd = json_object_get(b, "command");
+	const char *build = kb_str(setup, "build");
+	size_t i;
+
+	fprintf(to, "How to reproduce:\n");
+	if (setup) {
+		fprintf(to, "  kbisect start");
+		json_array_foreach(json_object_get(setup, "good_specs"), i, v) {
+			fputc(' ', to);
+			put_word(to, json_string_value(v));
+		}
+		fputc(' ', to);
+		put_word(to, kb_str(setup, "bad_spec"));
+		if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd)) {
+			/* the benchmark --command made */
+			fprintf(to, " --command ");
+			put_word(to, json_string_value(cmd));
+		} else {
+			fprintf(to, " --bench ");
+			put_word(to, kb_str(b, "name"));
+		}
+		fprintf(to, " --target ");
+		put_word(to, kb_str(r, "target"));
+		if (strcmp(build, "none") && strcmp(build, "kernel") && *build) {
+			fprintf(to, " --build ");
+			put_word(to, build);
+		}
+		if (*kb_str(setup, "kconfig")) {
+			fprintf(to, " --kconfig ");
+			put_word(to, kb_str(setup, "kconfig"));
+		}
+		if (json_is_true(json_object_get(setup, "first_parent")))
+			fprintf(to, " --first-parent");
+		if (json_array_size(json_object_get(setup, "paths"))) {
+			fprintf(to, " --");
+			json_array_foreach(json_object_get(setup, "paths"), i, v) {
+				fputc(' ', to);
+				put_word(to, json_string_value(v));
+			}
+		}
+		fprintf(to, "\n");
+	}
+	fprintf(to, "  or, with every sample of this session: kbisect log > bisect.log; "
+		"kbisect replay bisect.log\n\n");
+}
+
+static void print_report(json_t *r, FILE *to, const char *link)
+{
+	const char *verdict = kb_str(r, "verdict");
+	int perf = !strcmp(kb_str(r, "mode"), "performance");
+	json_t *culprits = json_object_get(r, "culprits"), *e;
+	size_t i;
+
+	fprintf(to, "kbisect: %s bisection with '%s' on target %s%s%s%s\n", kb_str(r, "mode"),
+		kb_str(r, "bench"), kb_str(r, "target"), *kb_str(r, "accel") ? " (" : "",
+		!strcmp(kb_str(r, "accel"), "kvm") ? "KVM" : !strcmp(kb_str(r, "accel"), "tcg") ?
+		"TCG, no KVM" : "", *kb_str(r, "accel") ? ")" : "");
+	fprintf(to, "range: %.12s (good) .. %.12s (bad), %lld commits; %lld runs, "
+		"%lld builds\n\n", kb_str(r, "good"), kb_str(r, "bad"),
+		(long long)json_integer_value(json_object_get(r, "range")),
+		(long long)json_integer_value(json_object_get(r, "runs_total")),
+		(long long)json_integer_value(json_object_get(r, "builds_total")));
+	if (!strcmp(verdict, "culprit") || !strcmp(verdict, "multiple")) {
+		fprintf(to, "%s\n\n", !strcmp(verdict, "multiple") ?
+			"The change comes from more than one commit:" : "The first bad commit:");
+		json_array_foreach(culprits, i, e) {
+			print_commit(e, to);
+			if (perf)
+				print_checks(e, to);
+			else
+				fprintf(to, "probability: %.2f\n\n",
+					json_number_value(json_object_get(e, "probability")));
+		}
+	} else if (json_object_get(r, "suspects")) {
+		fprintf(to, "No single culprit: only skipped commits are left, and the "
+			"first bad commit could be any of:\n\n");
+		json_array_foreach(json_object_get(r, "suspects"), i, e)
+			fprintf(to, "  %s %s\n", kb_str(e, "commit"), kb_str(e, "subject"));
+		fprintf(to, "\n");
+	} else if (!strcmp(verdict, "no-regression")) {
+		fprintf(to, "No regression: %s. No commit is blamed.\n\n",
+			*kb_str(r, "reason") ? kb_str(r, "reason") : "GOOD and BAD do not differ");
+	} else {
+		fprintf(to, "Inconclusive: %s. No commit is blamed.\n\n",
+			*kb_str(r, "reason") ? kb_str(r, "reason") : "the bisection has no answer");
+		json_array_foreach(culprits, i, e) {
+			fprintf(to, "The likeliest candidate, not confirmed:\n\n");
+			print_commit(e, to);
+			if (perf)
+				print_checks(e, to);
+		}
+	}
+	if (perf)
+		print_table(r, to);
+	if (json_array_size(json_object_get(r, "warnings"))) {
+		fprintf(to, "Warnings:\n");
+		json_array_foreach(json_object_get(r, "warnings"), i, e)
+			fprintf(to, "  %s: %s\n", kb_str(e, "kind"), kb_str(e, "message"));
+		fprintf(to, "\n");
+	}
+	fprintf(to, "Bisection log:\n");
+	json_array_foreach(json_object_get(r, "steps"), i, e) {
+		json_t *ex = json_object_get(e, "exit_status"), *smp = json_object_get(e, "samples");
+
+		fprintf(to, "  %-7s %.12s %s", kb_str(e, "decision"), kb_str(e, "commit"),
+			kb_str(e, "subject"));
+		if (perf && json_array_size(smp)) {
+			double v[4096];
+			size_t n = 0, k;
+			json_t *x;
+
+			json_array_foreach(smp, k, x)
+				if (n < 4096)
+					v[n++] = json_number_value(x);
+			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g)", kb_str(e, "role"),
+				(long long)json_integer_value(json_object_get(e, "boots")), n,
+				kb_median(v, n));
+		} else if (ex) {
+			fprintf(to, " (exit %lld)", (long long)json_integer_value(ex));
+		} else if (*kb_str(e, "source")) {
+			fprintf(to, " (%s)", kb_str(e, "source"));
+		}
+		fprintf(to, "\n");
+		if (*kb_str(e, "build_error") || *kb_str(e, "boot_error")) {
+			const char *p = *kb_str(e, "build_error") ? kb_str(e, "build_error") :
+							       kb_str(e, "boot_error");
+
+			fprintf(to, "          the %s failed:\n",
+				*kb_str(e, "build_error") ? "build" : "boot");
+			while (*p) {
+				int len = (int)strcspn(p, "\n");
+
+				fprintf(to, "            %.*s\n", len, p);
+				p += len + (p[len] == '\n');
+			}
+		}
+	}
+	fprintf(to, "\n");
+	print_setup(r, to);
+	print_reproduce(r, to);
+	if (link && *link)
+		fprintf(to, "Link: %s\n", link);
+	if (!strcmp(verdict, "culprit") && json_array_size(culprits) == 1 &&
+	    confirmed(json_array_get(culprits, 0)))
+		fprintf(to, "#regzbot introduced: %.12s\n",
+			kb_str(json_array_get(culprits, 0), "commit"));
+	else
+		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
+}
+
+void kb_print_report(json_t *r, FILE *to, const char *link)
+{
+	json_t *plain = plain_copy(r, 0);
+
+	print_report(plain, to, link);
+	json_decref(plain);
+}
