@@ -11,6 +11,8 @@
 #include "mode.h"
 #include "stats.h"
 
+extern const struct kb_mode_ops kb_mode_compare;
+
 static int boots_of(struct kb_session *s, const char *sha)
 {
 	int n = 0, last = -1;

@@ -71,11 +71,8 @@ struct kb_mode_ops {
 	int (*status)(struct kb_session *s, json_t *st);
 };
 
-extern const struct kb_mode_ops kb_mode_passfail;
-extern const struct kb_mode_ops kb_mode_perf;
-extern const struct kb_mode_ops kb_mode_compare;
-
-/* The mode that runs the session of 'spec' (mode.c). */
+/* The mode that runs the session of 'spec' (mode.c, where the table of
+ * modes is). */
 const struct kb_mode_ops *kb_mode_for(const struct kb_spec *spec);
 
 /* Shared by the performance and compare modes (perf_session.c): a run's
