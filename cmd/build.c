@@ -43,6 +43,7 @@ int cmd_build(int argc, char **argv)
 	git_oid oid;
 	struct kb_spec ts;
 	char *frag = NULL, *work = NULL, *bdir = NULL, *cache = NULL, *logs = NULL;
+	char backend[64];
 	int ret;
 
 	kb_spec_init(&ts);
@@ -62,7 +63,8 @@ int cmd_build(int argc, char **argv)
 	    (cc_wrapper && kb_build_check_wrapper(cc_wrapper) < 0))
 		goto fail;
 	/* the fragment is the backend's: "libvirt" for libvirt:URI */
-	ts.target[strcspn(ts.target, ":")] = '\0';
+	snprintf(backend, sizeof(backend), "%.*s",
+		 (int)strcspn(kb_spec_target(&ts, 0), ":"), kb_spec_target(&ts, 0));
 	if (kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".") < 0 ||
 	    kb_repo_resolve(c.repo, args.v[0], &oid) < 0 ||
 	    kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK) < 0)
@@ -79,7 +81,7 @@ int cmd_build(int argc, char **argv)
 	memset(&o, 0, sizeof(o));
 	o.kconfig = kconfig;
 	o.fragments_dir = frag ? frag : "/nonexistent";
-	o.target = ts.target;
+	o.target = backend;
 	o.workdir = work;
 	o.builddir = bdir;
 	o.cache_dir = cache;

@@ -379,23 +379,14 @@ static int load_machine(const char *name, json_t **out, int *list)
 	return ret;
 }
 
-/* Set the target of 'spec' from a checked machine object. */
-static void set_machine(struct kb_spec *spec, json_t *m)
-{
-	spec->target = kb_strdup(json_string_value(json_object_get(m, "target")));
-	spec->machine = json_dumps(m, JSON_COMPACT);
-}
-
 int kb_set_target(struct kb_spec *spec, const char *target)
 {
 	json_t *m = NULL;
 	int ret, list;
 
-	free(spec->target);
-	free(spec->machine);
-	spec->target = spec->machine = NULL;
+	kb_spec_clear_machines(spec);
 	if (kb_target_of_spec(target)) {
-		spec->target = kb_strdup(target);
+		kb_spec_add_machine(spec, NULL, target);
 		return 0;
 	}
 	if ((ret = load_machine(target, &m, &list)) < 0)
@@ -405,8 +396,7 @@ int kb_set_target(struct kb_spec *spec, const char *target)
 		return kb_error(KB_EINVAL, "%s lists machines: it makes a pool, and 'start' "
 				"is where a pool goes", target);
 	}
-	set_machine(spec, m);
-	json_decref(m);
+	kb_spec_add_machine(spec, m, NULL);
 	return 0;
 }
 
@@ -455,47 +445,30 @@ int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets)
 		ret = expand_target(targets->v[i], &specs, objs);
 	if (!ret && !targets->n)
 		ret = expand_target("local", &specs, objs);
-	kb_strv_clear(&spec->pool);
+	kb_spec_clear_machines(spec);
 	for (i = 0; !ret && i < specs.n; i++) {
 		struct kb_spec one;
 		json_t *o = json_array_get(objs, i);
+		const char *target;
 
 		memset(&one, 0, sizeof(one));
 		if (json_is_object(o))
-			set_machine(&one, o);
+			kb_spec_add_machine(&one, json_incref(o), NULL);
 		else if ((ret = kb_set_target(&one, specs.v[i])) < 0)
 			break;
-		if (i && (!strcmp(one.target, "local")) != (!strcmp(seen.v[0], "local")))
+		target = kb_spec_target(&one, 0);
+		if (i && (!strcmp(target, "local")) != (!strcmp(seen.v[0], "local")))
 			ret = kb_error(KB_EINVAL, "a pool is of machines that all boot kernels, or "
 				       "all local: '%s' and '%s' do not mix", seen.v[0],
-				       one.target);
+				       target);
 		/* one host over ssh is one machine: it cannot test two kernels */
-		for (j = 0; !ret && !strncmp(one.target, "ssh://", 6) && j < seen.n; j++)
-			if (!strcmp(one.target, seen.v[j]))
-				ret = kb_error(KB_EINVAL, "%s is in the pool twice", one.target);
-		kb_strv_push(&seen, one.target);
-		if (!ret && !i) {
-			free(spec->target);
-			free(spec->machine);
-			spec->target = one.target;
-			spec->machine = one.machine;
-			continue;
-		}
-		if (!ret) {
-			char *m = one.machine;
-
-			if (!m) {
-				json_t *t = json_pack("{s:s}", "target", one.target);
-
-				m = json_dumps(t, JSON_COMPACT);
-				json_decref(t);
-			}
-			kb_strv_push(&spec->pool, m);
-			if (m != one.machine)
-				free(m);
-		}
-		free(one.target);
-		free(one.machine);
+		for (j = 0; !ret && !strncmp(target, "ssh://", 6) && j < seen.n; j++)
+			if (!strcmp(target, seen.v[j]))
+				ret = kb_error(KB_EINVAL, "%s is in the pool twice", target);
+		kb_strv_push(&seen, target);
+		if (!ret)
+			kb_spec_add_machine(spec, json_incref(kb_spec_machine(&one, 0)), NULL);
+		json_decref(one.machines);
 	}
 	kb_strv_clear(&seen);
 	kb_strv_clear(&specs);

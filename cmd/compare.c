@@ -133,13 +133,13 @@ int cmd_compare(int argc, char **argv)
 
 		if (kb_repo_resolve(c.repo, spec.bad_spec, &b) < 0)
 			goto fail;
-		build = strcmp(spec.target, "local") && kb_is_kernel_tree(c.repo, &b) ?
+		build = strcmp(kb_spec_target(&spec, 0), "local") && kb_is_kernel_tree(c.repo, &b) ?
 			"kernel" : "none";
 	}
 	spec.build = kb_strdup(build);
-	if (strcmp(spec.target, "local") && strcmp(spec.build, "kernel")) {
+	if (strcmp(kb_spec_target(&spec, 0), "local") && strcmp(spec.build, "kernel")) {
 		kb_error(KB_EINVAL, "target %s boots the kernel of each commit: it needs "
-			 "--build kernel (the default in a kernel tree)", spec.target);
+			 "--build kernel (the default in a kernel tree)", kb_spec_target(&spec, 0));
 		goto fail;
 	}
 	wd = git_repository_workdir(c.repo);

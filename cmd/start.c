@@ -51,11 +51,11 @@ static int default_build(struct kb_ctx *c, struct kb_spec *spec)
 /* A target that boots kernels needs kernels to boot. */
 static int check_target(const struct kb_spec *spec)
 {
-	if (!strcmp(spec->target, "local") || !strcmp(spec->build, "kernel"))
+	if (!strcmp(kb_spec_target(spec, 0), "local") || !strcmp(spec->build, "kernel"))
 		return 0;
 	return kb_error(KB_EINVAL, "target %s boots the kernel of each commit: it needs "
 			"--build kernel (the default in a kernel tree), not --build %s",
-			spec->target, spec->build);
+			kb_spec_target(spec, 0), spec->build);
 }
 
 int cmd_start(int argc, char **argv)

@@ -53,14 +53,14 @@ int cmd_target(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.statedir = dir;
 	env.session_name = "kbisect-target-check";
-	env.machine = spec.machine;
+	env.machine = kb_spec_machine(&spec, 0);
 	env.guest_init = kb_guest_init();
 	env.accept_new_host_key = accept_new;
-	if (kb_target_open(&t, spec.target, &env) < 0 ||
+	if (kb_target_open(&t, NULL, &env) < 0 ||
 	    kb_target_describe(t, &out) < 0) {
 		ret = kb_fail("target");
 	} else {
-		printf("target %s: ok\n%s", spec.target, out.ptr);
+		printf("target %s: ok\n%s", kb_spec_target(&spec, 0), out.ptr);
 		ret = 0;
 	}
 	kb_target_close(t);

@@ -68,9 +68,7 @@ int kb_compare_open(struct kb_session *s, struct kb_store *store, const char *st
 				   !strcmp(old.bench.json, spec->bench.json) &&
 				   old.compare_boots == spec->compare_boots &&
 				   old.scale == spec->scale &&
-				   !strcmp(old.target, spec->target) &&
-				   !strcmp(old.machine ? old.machine : "",
-					   spec->machine ? spec->machine : "");
+				   json_equal(old.machines, spec->machines);
 
 			kb_spec_release(&old);
 			if (same)
@@ -195,7 +193,7 @@ static int report(struct kb_session *s, json_t **out)
 		      "change_pct", na && nb && ma ? 100 * (mb / ma - 1) : 0.0,
 		      "change_ci_pct", lo, hi, "p_mann_whitney", pmw, "p_ks", pks,
 		      "verdict", verdict, "bench", s->spec.bench.name,
-		      "target", s->spec.target, "runs_total", (int)(na + nb));
+		      "target", kb_spec_target(&s->spec, 0), "runs_total", (int)(na + nb));
 	kb_session_target_info(s, o);
 	json_object_set_new(o, "metric", json_pack("{s:s, s:s, s:s}",
 		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,

@@ -121,16 +121,19 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 	if (s->spec.first_parent)
 		add_word(out, "--first-parent");
 	kb_buf_addf(out, " --confidence %g --target", s->spec.confidence);
-	add_word(out, s->spec.target);
+	add_word(out, kb_spec_target(&s->spec, 0));
 	add_word(out, "--build");
 	add_word(out, s->spec.build);
 	if (s->spec.kconfig) {
 		add_word(out, "--kconfig");
 		add_word(out, s->spec.kconfig);
 	}
-	if (s->spec.machine) {
+	if (kb_spec_machine_file(&s->spec, 0)) {
+		char *m = json_dumps(kb_spec_machine_file(&s->spec, 0), JSON_COMPACT);
+
 		add_word(out, "--machine");
-		add_word(out, s->spec.machine);
+		add_word(out, m);
+		free(m);
 	}
 	if (s->spec.scale != 1.0)
 		kb_buf_addf(out, " --scale %.17g", s->spec.scale);
@@ -178,9 +181,12 @@ static int line_err(const char *origin, int line, const char *what)
 static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *origin,
 		       int line)
 {
+	char *target = NULL;
+	json_t *machine = NULL;
 	size_t i;
+	int ret = 0;
 
-	for (i = 1; i < w->n; i++) {
+	for (i = 1; !ret && i < w->n; i++) {
 		const char *a = w->v[i], *v = i + 1 < w->n ? w->v[i + 1] : NULL;
 
 		if (!strcmp(a, "--")) {
@@ -192,8 +198,10 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 			spec->first_parent = 1;
 			continue;
 		}
-		if (!v)
-			return line_err(origin, line, "an option of 'start' lacks its value");
+		if (!v) {
+			ret = line_err(origin, line, "an option of 'start' lacks its value");
+			break;
+		}
 		i++;
 		if (!strcmp(a, "--good")) {
 			kb_strv_push(&spec->good_specs, v);
@@ -203,8 +211,8 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 		} else if (!strcmp(a, "--confidence")) {
 			spec->confidence = strtod(v, NULL);
 		} else if (!strcmp(a, "--target")) {
-			free(spec->target);
-			spec->target = kb_strdup(v);
+			free(target);
+			target = kb_strdup(v);
 		} else if (!strcmp(a, "--build")) {
 			free(spec->build);
 			spec->build = kb_strdup(v);
@@ -219,27 +227,36 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 
 			if (!json_is_object(m)) {
 				json_decref(m);
-				return line_err(origin, line, "--machine is not a JSON object");
+				ret = line_err(origin, line, "--machine is not a JSON object");
+				break;
 			}
-			free(spec->machine);
-			spec->machine = json_dumps(m, JSON_COMPACT);
-			json_decref(m);
+			json_decref(machine);
+			machine = m;
 		} else if (!strcmp(a, "--scale")) {
 			spec->scale = strtod(v, NULL);
 			if (!(spec->scale > 0))
-				return line_err(origin, line, "--scale must be above 0");
+				ret = line_err(origin, line, "--scale must be above 0");
 		} else if (!strcmp(a, "--boot-failure")) {
 			spec->boot_fail = !strcmp(v, "bad") ? 'b' : 's';
 		} else if (!strcmp(a, "--build-ahead")) {
 			spec->build_ahead = !strcmp(v, "on") ? 'y' : !strcmp(v, "off") ? 'n' : 'a';
 		} else {
-			return line_err(origin, line, "unknown option of 'start'");
+			ret = line_err(origin, line, "unknown option of 'start'");
 		}
 	}
-	if (!spec->bad_spec || !spec->good_specs.n)
-		return line_err(origin, line, "'start' needs --good and --bad");
-	if (!spec->target)
-		spec->target = kb_strdup("local");
+	if (!ret && (!spec->bad_spec || !spec->good_specs.n))
+		ret = line_err(origin, line, "'start' needs --good and --bad");
+	if (ret) {
+		free(target);
+		json_decref(machine);
+		return ret;
+	}
+	/* the target given is the machine's */
+	kb_spec_clear_machines(spec);
+	if (machine && (target || !json_is_string(json_object_get(machine, "target"))))
+		json_object_set_new(machine, "target", json_string(target ? target : "local"));
+	kb_spec_add_machine(spec, machine, target ? target : "local");
+	free(target);
 	if (!spec->build)
 		spec->build = kb_strdup("none");
 	return 0;

@@ -35,7 +35,7 @@ int kb_session_run(struct kb_session *s)
 	    (ret = kb_target_cleanup(t)) < 0 ||
 	    (ret = kb_session_recover(s, t)) < 0)
 		goto out;
-	ret = s->spec.pool.n && s->mode->plan_pool ? kb_pool_loop(s) : one_machine(s, t);
+	ret = kb_spec_nmachines(&s->spec) > 1 && s->mode->plan_pool ? kb_pool_loop(s) : one_machine(s, t);
 out:
 	kb_ahead_stop(s);
 	kb_target_close(t);

@@ -126,7 +126,7 @@ static void order_runs(struct kb_session *s)
 
 signed char *kb_perf_pairs(struct kb_session *s)
 {
-	size_t n = s->spec.pool.n + 1, i;
+	size_t n = kb_spec_nmachines(&s->spec), i;
 	signed char *pair = kb_calloc(n, 1);
 
 	for (i = 0; i < n; i++)
@@ -164,9 +164,9 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.p.runs_per_boot = s->spec.bench.runs_per_boot;
 	x->in.p.confidence = s->spec.confidence;
 	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
-	x->in.machines = s->spec.pool.n ? (int)s->spec.pool.n + 1 : 0;
+	x->in.machines = kb_spec_nmachines(&s->spec) > 1 ? (int)kb_spec_nmachines(&s->spec) : 0;
 	x->in.machine = -1;
-	if (s->spec.pool.n)
+	if (kb_spec_nmachines(&s->spec) > 1)
 		x->in.pair_of = x->pairs = kb_perf_pairs(s);
 	order_runs(s);
 	for (i = 0; i < s->nruns; i++) {
@@ -484,7 +484,7 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *jobs,
 		     size_t *nout)
 {
-	int n = (int)s->spec.pool.n + 1, i, k, ret;
+	int n = (int)kb_spec_nmachines(&s->spec), i, k, ret;
 	struct kb_perf_job *busy = kb_calloc((size_t)n + in->nfree, sizeof(*busy));
 	struct kb_perf_out out;
 	size_t nbusy = 0, f;
@@ -570,7 +570,7 @@ static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *
 {
 	/* one machine builds ahead what comes next (a pool builds on its
 	 * machines' turns instead) */
-	if (!s->spec.pool.n && kb_ahead_jobs(s, t))
+	if (kb_spec_nmachines(&s->spec) == 1 && kb_ahead_jobs(s, t))
 		next_candidates(s, job->sha, job->role);
 	return kb_perf_measure_boot(s, t, job->sha, job->runs);
 }
@@ -658,7 +658,7 @@ static int report(struct kb_session *s, json_t **out)
 	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
 	json_object_set_new(o, "builds_total", json_integer((json_int_t)builds));
 	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
-	json_object_set_new(o, "target", json_string(s->spec.target));
+	json_object_set_new(o, "target", json_string(kb_spec_target(&s->spec, 0)));
 	kb_session_target_info(s, o);
 	kb_session_setup_info(s, o);
 	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));

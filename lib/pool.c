@@ -214,7 +214,7 @@ static int plan(struct kb_session *s, struct slot *sl, int n, int active)
 
 int kb_pool_loop(struct kb_session *s)
 {
-	int n = (int)s->spec.pool.n + 1, i, ret = 0, failed;
+	int n = (int)kb_spec_nmachines(&s->spec), i, ret = 0, failed;
 	struct slot *sl = kb_calloc((size_t)n, sizeof(*sl));
 
 	/* leftovers of an earlier kbisect on each machine */

@@ -88,13 +88,8 @@ void kb_session_target_info(struct kb_session *s, json_t *o)
 	kb_events_free(ev, n);
 	if (accel[0])
 		json_object_set_new(o, "accel", json_string(accel));
-	if (s->spec.machine) {
-		json_error_t jerr;
-		json_t *m = json_loads(s->spec.machine, 0, &jerr);
-
-		if (m)
-			json_object_set_new(o, "machine", m);
-	}
+	if (kb_spec_machine_file(&s->spec, 0))
+		json_object_set_new(o, "machine", json_deep_copy(kb_spec_machine_file(&s->spec, 0)));
 }
 
 /* How the session was started, for the report's "test setup" and "how to
@@ -170,19 +165,12 @@ static json_t *machines_json(struct kb_session *s)
 	struct kb_event *ev;
 	size_t n, i, k;
 
-	for (k = 0; k <= s->spec.pool.n; k++) {
-		const char *target = s->spec.target;
-		json_error_t jerr;
-		json_t *m = NULL;
+	for (k = 0; k < kb_spec_nmachines(&s->spec); k++) {
+		const char *target = kb_spec_target(&s->spec, k);
 
-		if (k) {
-			m = json_loads(s->spec.pool.v[k - 1], 0, &jerr);
-			target = json_string_value(json_object_get(m, "target"));
-		}
 		json_array_append_new(a, json_pack("{s:i, s:s, s:s}", "machine", (int)k,
 						   "target", target ? target : "", "state",
 						   "idle"));
-		json_decref(m);
 	}
 	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
 		kb_error_clear();
@@ -243,14 +231,14 @@ int kb_session_status(struct kb_session *s, json_t **out)
 		      "version", 1, "session", (json_int_t)s->row.id,
 		      "state", s->row.state, "repo", s->spec.repo, "good", goods,
 		      "bad", "spec", s->spec.bad_spec, "sha", s->spec.bad_sha,
-		      "bench", s->spec.bench.name, "target", s->spec.target,
+		      "bench", s->spec.bench.name, "target", kb_spec_target(&s->spec, 0),
 		      "range", (int)s->dag.g.n, "candidates", (int)next.nleft,
 		      "tested", (int)s->nmark_rows);
 	json_object_set_new(o, "running", running);
-	if (s->spec.pool.n) {
+	if (kb_spec_nmachines(&s->spec) > 1) {
 		json_object_set_new(o, "machines", machines_json(s));
 		json_object_set_new(o, "rounds_left", json_integer(
-			kb_bisect_rounds(next.nleft, s->spec.pool.n + 1)));
+			kb_bisect_rounds(next.nleft, kb_spec_nmachines(&s->spec))));
 	}
 	kb_session_target_info(s, o);
 	kb_next_release(&next);

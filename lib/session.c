@@ -451,7 +451,8 @@ int kb_session_next_boot(struct kb_session *s, const char *sha)
 	boot++;
 	/* the machines of a pool may boot one commit at once: each numbers
 	 * its boots in a class of its own */
-	while (s->spec.pool.n && boot % (int)(s->spec.pool.n + 1) != s->slot)
+	while (kb_spec_nmachines(&s->spec) > 1 &&
+	       boot % (int)kb_spec_nmachines(&s->spec) != s->slot)
 		boot++;
 	return boot;
 }
@@ -543,7 +544,7 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	int ret;
 
 	kb_ahead_wait(s, sha);
-	if (s->spec.pool.n) {
+	if (kb_spec_nmachines(&s->spec) > 1) {
 		/* the machines of a pool build in one tree, one at a time */
 		char *path = kb_asprintf("%s/build.lock", s->statedir);
 		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
@@ -671,7 +672,7 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		}
 		/* while this one is tested, build the next ones (a pool
 		 * builds on its machines' turns instead) */
-		if (!s->spec.pool.n)
+		if (kb_spec_nmachines(&s->spec) == 1)
 			kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
 		if (ret != 0)
@@ -796,7 +797,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	char *name;
 	int ret;
 
-	if (slot < 0 || (size_t)slot > s->spec.pool.n)
+	if (slot < 0 || (size_t)slot >= kb_spec_nmachines(&s->spec))
 		return kb_error(KB_EINVAL, "no machine %d in the pool", slot);
 	for (p = s->statedir; *p; p++)
 		h = (h * 33) ^ (unsigned char)*p;
@@ -807,14 +808,14 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	tenv.repo = s->repo;
 	tenv.statedir = s->statedir;
 	tenv.session_name = name;
-	tenv.machine = slot ? s->spec.pool.v[slot - 1] : s->spec.machine;
+	tenv.machine = kb_spec_machine(&s->spec, (size_t)slot);
 	tenv.guest_init = s->guest_init;
 	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
 	tenv.slot = slot;
-	/* a machine of the pool: its file's "target" */
-	ret = kb_target_open(t, slot ? NULL : s->spec.target, &tenv);
+	/* the target is the machine's "target" */
+	ret = kb_target_open(t, NULL, &tenv);
 	free(name);
 	return ret;
 }
@@ -859,14 +860,14 @@ int kb_session_end(struct kb_session *s)
 	size_t i;
 	int ret;
 
-	if (strcmp(s->spec.target, "local")) {
+	if (strcmp(kb_spec_target(&s->spec, 0), "local")) {
 		struct kb_target *t = NULL;
 
 		/* VMs and the like that a crash left behind; a host that does
 		 * not answer keeps its files, and the session still ends */
 		if ((ret = kb_session_open_slot(s, 0, &t)) < 0 || (ret = kb_target_cleanup(t)) < 0) {
 			kb_target_close(t);
-			if (strncmp(s->spec.target, "ssh://", 6))
+			if (strncmp(kb_spec_target(&s->spec, 0), "ssh://", 6))
 				return ret;
 			kb_session_say(s, KB_SAY_WARN, "the files of this session stay on the "
 				       "host (%s)", kb_error_last());

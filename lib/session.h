@@ -27,15 +27,14 @@ struct kb_spec {
 	struct kb_strv paths;
 	int first_parent;
 	double confidence;
-	char *target;           /* "local", ... */
 	char *build;            /* "none", "kernel" or a shell command */
 	char *kconfig;          /* kernel: base config, a file or a make target */
 	char *fragments;        /* kernel: directory of config fragments */
 	char *cc_wrapper;       /* kernel: distcc, icecc... or NULL */
 	int build_jobs;         /* kernel: make -j (0: the processors here) */
-	char *machine;          /* JSON of the machine file, or NULL */
-	struct kb_strv pool;    /* more machines: each the JSON of a machine
-				 * file ({"target": SPEC} for a plain one) */
+	json_t *machines;       /* the machines it tests on, in order, several
+				 * for a pool: each the object of a machine file,
+				 * or {"target": SPEC} for a plain target */
 	double scale;           /* KBISECT_SCALE: shrink benchmarks (1) */
 	char boot_fail;         /* mark of a kernel that fails to boot: 's' or 'b' */
 	char build_ahead;       /* 'a' auto (cores to spare), 'y' on, 'n' off */
@@ -45,6 +44,20 @@ struct kb_spec {
 
 void kb_spec_init(struct kb_spec *spec);
 void kb_spec_release(struct kb_spec *spec);
+
+/* The machines of a spec: how many (0 before one is set, more than one
+ * for a pool); the target of machine 'i' ("local", "libvirt:URI",
+ * "ssh://host"...); its object (borrowed); and that object when it came
+ * from a machine file, NULL for a plain target. */
+size_t kb_spec_nmachines(const struct kb_spec *spec);
+const char *kb_spec_target(const struct kb_spec *spec, size_t i);
+json_t *kb_spec_machine(const struct kb_spec *spec, size_t i);
+json_t *kb_spec_machine_file(const struct kb_spec *spec, size_t i);
+/* Add a machine: a machine object with its "target" (taken over), or a
+ * plain target when 'm' is NULL. */
+void kb_spec_add_machine(struct kb_spec *spec, json_t *m, const char *target);
+/* Forget every machine. */
+void kb_spec_clear_machines(struct kb_spec *spec);
 /* Compact JSON text of a spec (malloc'd). */
 char *kb_spec_to_json(const struct kb_spec *spec);
 int kb_spec_from_json(struct kb_spec *spec, const char *text);

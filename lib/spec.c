@@ -21,15 +21,49 @@ void kb_spec_release(struct kb_spec *spec)
 	free(spec->bad_spec);
 	free(spec->bad_sha);
 	kb_strv_clear(&spec->paths);
-	free(spec->target);
 	free(spec->build);
 	free(spec->kconfig);
 	free(spec->fragments);
 	free(spec->cc_wrapper);
-	free(spec->machine);
-	kb_strv_clear(&spec->pool);
+	json_decref(spec->machines);
 	kb_bench_release(&spec->bench);
 	memset(spec, 0, sizeof(*spec));
+}
+
+size_t kb_spec_nmachines(const struct kb_spec *spec)
+{
+	return json_array_size(spec->machines);
+}
+
+json_t *kb_spec_machine(const struct kb_spec *spec, size_t i)
+{
+	return json_array_get(spec->machines, i);
+}
+
+const char *kb_spec_target(const struct kb_spec *spec, size_t i)
+{
+	return json_string_value(json_object_get(kb_spec_machine(spec, i), "target"));
+}
+
+json_t *kb_spec_machine_file(const struct kb_spec *spec, size_t i)
+{
+	json_t *m = kb_spec_machine(spec, i);
+
+	/* a machine file says more than its target */
+	return json_object_size(m) > 1 ? m : NULL;
+}
+
+void kb_spec_add_machine(struct kb_spec *spec, json_t *m, const char *target)
+{
+	if (!spec->machines)
+		spec->machines = json_array();
+	json_array_append_new(spec->machines, m ? m : json_pack("{s:s}", "target", target));
+}
+
+void kb_spec_clear_machines(struct kb_spec *spec)
+{
+	json_decref(spec->machines);
+	spec->machines = NULL;
 }
 
 static json_t *rev_json(const char *spec, const char *sha)
@@ -59,7 +93,7 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 	json_object_set_new(o, "paths", paths);
 	json_object_set_new(o, "first_parent", json_boolean(spec->first_parent));
 	json_object_set_new(o, "confidence", json_real(spec->confidence));
-	json_object_set_new(o, "target", json_string(spec->target));
+	json_object_set_new(o, "target", json_string(kb_spec_target(spec, 0)));
 	json_object_set_new(o, "build", json_string(spec->build));
 	if (spec->kconfig)
 		json_object_set_new(o, "kconfig", json_string(spec->kconfig));
@@ -69,13 +103,14 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "cc_wrapper", json_string(spec->cc_wrapper));
 	if (spec->build_jobs)
 		json_object_set_new(o, "build_jobs", json_integer(spec->build_jobs));
-	if (spec->machine)
-		json_object_set_new(o, "machine", json_loads(spec->machine, 0, &jerr));
-	if (spec->pool.n) {
+	/* as schema 1 has them: the first machine, then the pool's */
+	if (kb_spec_machine_file(spec, 0))
+		json_object_set_new(o, "machine", json_deep_copy(kb_spec_machine(spec, 0)));
+	if (kb_spec_nmachines(spec) > 1) {
 		json_t *pool = json_array();
 
-		for (i = 0; i < spec->pool.n; i++)
-			json_array_append_new(pool, json_loads(spec->pool.v[i], 0, &jerr));
+		for (i = 1; i < kb_spec_nmachines(spec); i++)
+			json_array_append_new(pool, json_deep_copy(kb_spec_machine(spec, i)));
 		json_object_set_new(o, "pool", pool);
 	}
 	if (spec->scale != 1.0)
@@ -126,25 +161,22 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 		spec->kind = kb_strdup("bisect");
 	spec->compare_boots = (int)json_integer_value(json_object_get(o, "compare_boots"));
 	spec->repo = str_field(o, "repo");
-	spec->target = str_field(o, "target");
 	spec->build = str_field(o, "build");
 	spec->kconfig = str_field(o, "kconfig");
 	spec->fragments = str_field(o, "fragments");
 	spec->cc_wrapper = str_field(o, "cc_wrapper");
 	spec->build_jobs = (int)json_integer_value(json_object_get(o, "build_jobs"));
-	if (json_is_object(json_object_get(o, "machine")))
-		spec->machine = json_dumps(json_object_get(o, "machine"), JSON_COMPACT);
+	if (json_is_string(json_object_get(o, "target")))
+		kb_spec_add_machine(spec, json_is_object(json_object_get(o, "machine")) ?
+				    json_deep_copy(json_object_get(o, "machine")) : NULL,
+				    json_string_value(json_object_get(o, "target")));
 	json_array_foreach(json_object_get(o, "pool"), i, e) {
-		char *m;
-
 		if (!json_is_string(json_object_get(e, "target"))) {
 			json_decref(o);
 			kb_spec_release(spec);
 			return bad_spec("a machine of the pool has no target");
 		}
-		m = json_dumps(e, JSON_COMPACT);
-		kb_strv_push(&spec->pool, m);
-		free(m);
+		kb_spec_add_machine(spec, json_deep_copy(e), NULL);
 	}
 	if ((v = json_object_get(o, "scale")) && json_is_number(v))
 		spec->scale = json_number_value(v);
@@ -166,7 +198,7 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	if ((v = json_object_get(o, "confidence")) && json_is_number(v))
 		spec->confidence = json_number_value(v);
 	spec->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
-	if (!spec->repo || !spec->target || !spec->build || !spec->bad_sha ||
+	if (!spec->repo || !kb_spec_nmachines(spec) || !spec->build || !spec->bad_sha ||
 	    !spec->good_shas.n || !json_is_object(json_object_get(o, "bench"))) {
 		json_decref(o);
 		kb_spec_release(spec);

@@ -44,12 +44,9 @@ int kb_target_open(struct kb_target **out, const char *spec,
 	int ret;
 
 	*out = NULL;
-	if (env->machine) {
-		json_error_t jerr;
-
-		if (!(m = json_loads(env->machine, 0, &jerr)))
-			return kb_error(KB_EINVAL, "bad machine description: %s", jerr.text);
-	}
+	if (env->machine && !json_is_object(env->machine))
+		return kb_error(KB_EINVAL, "bad machine description: not an object");
+	m = json_incref(env->machine);
 	if (!spec && !(spec = json_string_value(json_object_get(m, "target")))) {
 		json_decref(m);
 		return kb_error(KB_EINVAL, "bad machine description: no \"target\"");

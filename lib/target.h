@@ -34,8 +34,9 @@ struct kb_target_env {
 	git_repository *repo;
 	const char *statedir;     /* private directory of the session */
 	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
-	const char *machine;      /* JSON of the machine file, or NULL: parsed
-				   once, by kb_target_open() */
+	json_t *machine;          /* the machine's object ({"target": SPEC} or a
+				   machine file's), or NULL; borrowed: the
+				   target keeps a reference */
 	const char *guest_init;   /* path of guests/init on this machine */
 	int accept_new_host_key;  /* ssh: add an unknown host key to known_hosts */
 	int slot;                 /* the machine's place in a pool (0: the first):
@@ -140,9 +141,8 @@ int kb_uri_host_is_here(const char *uri);
 
 /*
  * Open the backend that 'spec' names ("local", "libvirt:URI", ...), with
- * the machine file env->machine.  A NULL 'spec' is the machine file's
- * "target".  KB_EINVAL for a spec no backend takes, or a machine file
- * that does not parse.
+ * the machine env->machine.  A NULL 'spec' is the machine's "target".
+ * KB_EINVAL for a spec no backend takes.
  */
 int kb_target_open(struct kb_target **out, const char *spec,
 		   const struct kb_target_env *env);

@@ -50,10 +50,13 @@ TEST(test_target__local_from_a_machine_file)
 	struct kb_target_env env = { 0 };
 	struct kb_target *t = NULL;
 	struct kb_buf out = KB_BUF_INIT;
+	json_t *no_target = json_pack("{s:s}", "name", "x"), *not_object = json_string("{");
 
 	env.statedir = kb_test_dir();
 	env.session_name = "kbisect-unit";
-	env.machine = "{\"target\":\"local\",\"name\":\"here\"}";
+	json_t *m = json_pack("{s:s, s:s}", "target", "local", "name", "here");
+
+	env.machine = m;
 	/* no spec: the machine file's target */
 	CHECK(kb_target_open(&t, NULL, &env) == 0 && t);
 	CHECK(!strcmp(kb_target_name(t), "local"));
@@ -63,10 +66,14 @@ TEST(test_target__local_from_a_machine_file)
 	CHECK(kb_target_boot(t, NULL) == 0 && kb_target_cleanup(t) == 0);
 	CHECK(kb_target_describe(t, &out) == 0 && out.len == 0);
 	kb_target_close(t);
-	env.machine = "{\"name\":\"x\"}";
+	/* the target keeps its own reference to the machine */
+	json_decref(m);
+	env.machine = no_target;
 	CHECK(kb_target_open(&t, NULL, &env) == KB_EINVAL && !t);
-	env.machine = "{";
+	env.machine = not_object;
 	CHECK(kb_target_open(&t, "local", &env) == KB_EINVAL && !t);
 	CHECK(strstr(kb_error_last(), "bad machine description"));
 	kb_error_clear();
+	json_decref(no_target);
+	json_decref(not_object);
 }
