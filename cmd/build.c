@@ -42,7 +42,7 @@ int cmd_build(int argc, char **argv)
 	struct kb_build_result res;
 	git_oid oid;
 	struct kb_spec ts;
-	char *frag = NULL, *work = NULL, *bdir = NULL, *cache = NULL, *logs = NULL;
+	char *frag = NULL;
 	int ret;
 
 	kb_spec_init(&ts);
@@ -72,18 +72,14 @@ int cmd_build(int argc, char **argv)
 		goto fail;
 	}
 	frag = kb_fragments_dir();
-	work = kb_asprintf("%s/src", c.statedir);
-	bdir = kb_asprintf("%s/kbuild", c.statedir);
-	cache = kb_asprintf("%.*s.cache", (int)strlen(c.db_path), c.db_path);
-	logs = kb_asprintf("%s/logs", c.statedir);
 	memset(&o, 0, sizeof(o));
 	o.kconfig = kconfig;
 	o.fragments_dir = frag ? frag : "/nonexistent";
 	o.target = ts.target;
-	o.workdir = work;
-	o.builddir = bdir;
-	o.cache_dir = cache;
-	o.log_dir = logs;
+	o.workdir = c.paths.src;
+	o.builddir = c.paths.kbuild;
+	o.cache_dir = c.paths.cache;
+	o.log_dir = c.paths.logs;
 	o.cache_limit = 4ULL << 30;
 	o.cc_wrapper = cc_wrapper;
 	o.jobs = (int)jobs;
@@ -106,10 +102,6 @@ fail:
 out:
 	kb_spec_release(&ts);
 	free(frag);
-	free(work);
-	free(bdir);
-	free(cache);
-	free(logs);
 	kb_strv_clear(&args);
 	kb_ctx_release(&c);
 	return ret;

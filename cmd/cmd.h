@@ -5,6 +5,7 @@
 #ifndef KB_CMD_H
 #define KB_CMD_H
 
+#include "paths.h"
 #include "session.h"
 
 /* Exit codes (DESIGN.md): verdict with culprit, error, usage, no culprit. */
@@ -50,7 +51,8 @@ struct kb_ctx {
 	const char *db_opt;      /* --db */
 	git_repository *repo;    /* opened when needed */
 	char *db_path;
-	char *statedir;
+	struct kb_paths paths;   /* every path derived from db_path */
+	const char *statedir;    /* paths.statedir */
 	struct kb_store *store;
 };
 

@@ -64,7 +64,7 @@ int kb_ahead_jobs(struct kb_session *s, struct kb_target *t)
 
 static char *result_path(struct kb_session *s, const char *sha)
 {
-	return kb_asprintf("%s/ahead/%s", s->statedir, sha);
+	return kb_asprintf("%s/%s", s->paths.ahead, sha);
 }
 
 static void child(struct kb_session *s, struct kb_target *t, char (*shas)[41], size_t n,
@@ -182,7 +182,6 @@ void kb_ahead_stop(struct kb_session *s)
 void kb_ahead_start(struct kb_session *s, struct kb_target *t, const char (*shas)[41],
 		    size_t n)
 {
-	char *dir;
 	size_t i, k = 0;
 	int jobs = kb_ahead_jobs(s, t);
 	pid_t pid;
@@ -201,9 +200,7 @@ void kb_ahead_start(struct kb_session *s, struct kb_target *t, const char (*shas
 	}
 	if (!k)
 		return;
-	dir = kb_asprintf("%s/ahead", s->statedir);
-	kb_mkdir_p(dir, 0700);
-	free(dir);
+	kb_mkdir_p(s->paths.ahead, 0700);
 	kb_error_clear();
 	fflush(NULL);
 	pid = fork();

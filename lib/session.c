@@ -88,11 +88,6 @@ void kb_session_progress(struct kb_session *s, const char *sha, const char *what
 	s->progress->status(s->progress->ctx, &st);
 }
 
-char *kb_statedir_for(const char *db_path)
-{
-	return kb_asprintf("%s.d", db_path);
-}
-
 static void hex_of(char out[GIT_OID_HEXSZ + 1], const git_oid *oid)
 {
 	git_oid_tostr(out, GIT_OID_HEXSZ + 1, oid);
@@ -211,6 +206,7 @@ static int load_row(struct kb_session *s, struct kb_store *store, const char *st
 	memset(s, 0, sizeof(*s));
 	s->store = store;
 	s->statedir = kb_strdup(statedir);
+	kb_paths_init(&s->paths, kb_store_path(store));
 	s->row = *row;
 	memset(row, 0, sizeof(*row));
 	if ((ret = kb_spec_from_json(&s->spec, s->row.spec)) < 0)
@@ -305,6 +301,7 @@ void kb_session_release(struct kb_session *s)
 	kb_dag_release(&s->dag);
 	git_repository_free(s->repo);
 	free(s->statedir);
+	kb_paths_release(&s->paths);
 	free(s->marks);
 	free(s->mark_rows);
 	kb_run_rows_free(s->runs, s->nruns);
@@ -350,7 +347,7 @@ int kb_session_next(struct kb_session *s, struct kb_next *next)
 
 char *kb_session_run_dir(struct kb_session *s, int64_t id)
 {
-	return kb_asprintf("%s/runs/%lld", s->statedir, (long long)id);
+	return kb_paths_run_dir(&s->paths, id);
 }
 
 static void subject_of(struct kb_session *s, const char *sha, char *out, size_t len)
@@ -552,7 +549,7 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_BOOT=%d", boot);
 	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
 	kb_strv_pushf(env, "KBISECT_MACHINE=%d", s->slot);
-	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
+	kb_strv_pushf(env, "KBISECT_SCRATCH=%s", s->paths.scratch);
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
 	kb_strv_pushf(env, "KBISECT_SCALE=%g", s->spec.scale > 0 ? s->spec.scale : 1.0);
 	if (s->build_dir) {
@@ -560,15 +557,6 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 		kb_strv_pushf(env, "KBISECT_KERNEL=%s/bzImage", s->build_dir);
 		kb_strv_pushf(env, "KBISECT_KERNEL_RELEASE=%s", s->build_release);
 	}
-}
-
-char *kb_session_cache_dir(struct kb_session *s)
-{
-	size_t len = strlen(s->statedir);
-
-	if (len > 2 && !strcmp(s->statedir + len - 2, ".d"))
-		return kb_asprintf("%.*s.cache", (int)(len - 2), s->statedir);
-	return kb_asprintf("%s.cache", s->statedir);
 }
 
 static void build_progress(void *ctx, const char *what, double seconds, long lines)
@@ -589,10 +577,10 @@ void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_
 	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
 	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
 	o->target = t->ops->name;
-	o->workdir = kb_asprintf("%s/src", s->statedir);
-	o->builddir = kb_asprintf("%s/kbuild", s->statedir);
-	o->cache_dir = kb_session_cache_dir(s);
-	o->log_dir = kb_asprintf("%s/logs", s->statedir);
+	o->workdir = s->paths.src;
+	o->builddir = s->paths.kbuild;
+	o->cache_dir = s->paths.cache;
+	o->log_dir = s->paths.logs;
 	o->cache_limit = 4ULL << 30;
 	o->cc_wrapper = s->spec.cc_wrapper;
 	o->jobs = s->spec.build_jobs;
@@ -600,10 +588,7 @@ void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_
 
 void kb_session_build_opts_release(struct kb_build_opts *o)
 {
-	free((char *)o->workdir);
-	free((char *)o->builddir);
-	free((char *)o->cache_dir);
-	free((char *)o->log_dir);
+	memset(o, 0, sizeof(*o));
 }
 
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
@@ -633,10 +618,8 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	kb_ahead_wait(s, sha);
 	if (s->spec.pool.n) {
 		/* the machines of a pool build in one tree, one at a time */
-		char *path = kb_asprintf("%s/build.lock", s->statedir);
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		int fd = open(s->paths.build_lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
-		free(path);
 		if (fd < 0)
 			return kb_error_errno(KB_ERROR, "cannot open the build lock");
 		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
@@ -684,7 +667,7 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 {
 	struct kb_strv env = KB_STRV_INIT;
 	struct kb_buf tail = KB_BUF_INIT;
-	char *dir = kb_asprintf("%s/logs", s->statedir);
+	char *dir = kb_strdup(s->paths.logs);
 	char *log = kb_asprintf("%s/%s-%.12s.log", dir, kind, sha);
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct kb_run_spec rs = { argv, NULL, t->workdir, 0 };
@@ -950,7 +933,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	}
 	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
-	tenv.statedir = s->statedir;
+	tenv.paths = &s->paths;
 	tenv.session_name = name;
 	tenv.machine = slot ? machine : s->spec.machine;
 	tenv.guest_init = s->guest_init;
@@ -1062,8 +1045,9 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 
 int kb_session_end(struct kb_session *s)
 {
-	static const char *const parts[] = { "worktree", "worktree.index", "runs", "logs",
-					     "scratch", "setup.log", "vm", "ahead" };
+	const char *const parts[] = { s->paths.worktree, s->paths.worktree_index,
+				      s->paths.runs, s->paths.logs, s->paths.scratch,
+				      s->paths.setup_log, s->paths.vm, s->paths.ahead };
 	size_t i;
 	int ret;
 
@@ -1088,14 +1072,9 @@ int kb_session_end(struct kb_session *s)
 	kb_store_event(s->store, s->row.id, "reset", "session ended");
 	/* the kernel source and build directories stay, for the next
 	 * session's incremental builds */
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		char *p = kb_asprintf("%s/%s", s->statedir, parts[i]);
-
-		ret = kb_remove_tree(p);
-		free(p);
-		if (ret < 0)
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if ((ret = kb_remove_tree(parts[i])) < 0)
 			return ret;
-	}
 	rmdir(s->statedir); /* when nothing is kept */
 	return 0;
 }

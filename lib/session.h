@@ -14,6 +14,7 @@
 #include "bench.h"
 #include "bisect.h"
 #include "dag.h"
+#include "paths.h"
 #include "store.h"
 #include "target.h"
 
@@ -75,6 +76,7 @@ struct kb_session {
 	git_repository *repo;
 	struct kb_dag dag;
 	char *statedir;
+	struct kb_paths paths;           /* every path derived from the database */
 	char *marks;                     /* kb_mark per node */
 	struct kb_mark_row *mark_rows;
 	size_t nmark_rows;
@@ -111,9 +113,6 @@ struct kb_session {
 void kb_session_progress(struct kb_session *s, const char *sha, const char *what,
 			 int run, int runs);
 
-/* The state directory that belongs to a database file. */
-char *kb_statedir_for(const char *db_path);
-
 /*
  * Resolve the revisions of 'spec' (filling the shas), read the range to
  * check it, and record a new active session.  KB_EINVAL if another session
@@ -133,7 +132,8 @@ int kb_spec_check(struct kb_spec *spec, git_repository *repo);
  * transaction. */
 int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_t *id);
 
-/* Load the active session (or, with 'any', the newest one). */
+/* Load the active session (or, with 'any', the newest one).  'statedir' is
+ * the state directory of the store's database (struct kb_paths). */
 int kb_session_load(struct kb_session *s, struct kb_store *store,
 		    const char *statedir, int any);
 void kb_session_release(struct kb_session *s);

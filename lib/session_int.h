@@ -52,8 +52,6 @@ struct kb_build_opts;
 void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o);
 void kb_session_build_opts_release(struct kb_build_opts *o);
 
-/* Where finished kernel builds are kept for this database. */
-char *kb_session_cache_dir(struct kb_session *s);
 
 /* Put 'sha' in place on the target and start a boot of it for 'runs' runs:
  * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build

@@ -25,12 +25,13 @@
 #include <git2.h>
 #include <sys/types.h>
 
+#include "paths.h"
 #include "run.h"
 #include "util.h"
 
 struct kb_target_env {
 	git_repository *repo;
-	const char *statedir;     /* private directory of the session */
+	const struct kb_paths *paths; /* the session's files (its state directory) */
 	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
 	const char *machine;      /* JSON of the machine file, or NULL */
 	const char *guest_init;   /* path of guests/init on this machine */

@@ -23,8 +23,7 @@ static int local_open(struct kb_target **out, const char *spec,
 	t = kb_calloc(1, sizeof(*t));
 	t->base.ops = &kb_target_local;
 	t->base.spec = kb_strdup(spec);
-	t->base.workdir = env->slot ? kb_asprintf("%s/worktree-%d", env->statedir, env->slot) :
-		kb_asprintf("%s/worktree", env->statedir);
+	t->base.workdir = kb_paths_worktree(env->paths, env->slot);
 	t->repo = env->repo;
 	*out = &t->base;
 	return 0;
