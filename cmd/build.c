@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "builder.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
@@ -38,11 +38,11 @@ int cmd_build(int argc, char **argv)
 		  "libvirt[:URI] or a machine file" },
 		KB_CTX_OPTS(&c), { 0 }
 	};
-	struct kb_build_opts o;
+	struct kb_builder b;
 	struct kb_build_result res;
 	git_oid oid;
 	struct kb_spec ts;
-	char *frag = NULL;
+	char *frag = NULL, sha[GIT_OID_HEXSZ + 1];
 	int ret;
 
 	kb_spec_init(&ts);
@@ -72,18 +72,18 @@ int cmd_build(int argc, char **argv)
 		goto fail;
 	}
 	frag = kb_fragments_dir();
-	memset(&o, 0, sizeof(o));
-	o.kconfig = kconfig;
-	o.fragments_dir = frag ? frag : "/nonexistent";
-	o.target = ts.target;
-	o.workdir = c.paths.src;
-	o.builddir = c.paths.kbuild;
-	o.cache_dir = c.paths.cache;
-	o.log_dir = c.paths.logs;
-	o.cache_limit = 4ULL << 30;
-	o.cc_wrapper = cc_wrapper;
-	o.jobs = (int)jobs;
-	if (kb_mkdir_p(c.statedir, 0700) < 0 || kb_build_kernel(c.repo, &oid, &o, &res) < 0)
+	kb_builder_init(&b, &c.paths);
+	b.kconfig = kconfig;
+	b.fragments_dir = frag;
+	b.target = ts.target;
+	b.cc_wrapper = cc_wrapper;
+	b.jobs = (int)jobs;
+	git_oid_tostr(sha, sizeof(sha), &oid);
+	ret = kb_mkdir_p(c.statedir, 0700);
+	if (!ret)
+		ret = kb_builder_build(&b, c.repo, sha, &res);
+	kb_builder_release(&b);
+	if (ret < 0)
 		goto fail;
 	if (res.failed) {
 		fprintf(stderr, "kbisect build: the build of %s fails%s:\n%s\n", args.v[0],

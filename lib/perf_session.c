@@ -562,7 +562,7 @@ int kb_perf_loop(struct kb_session *s, struct kb_target *t)
 		kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
 			       out.sha, out.role, out.note, 100 * out.best_prob);
 		s->steps_after = kb_perf_steps_after(&out);
-		if (kb_ahead_jobs(s, t))
+		if (kb_session_ahead_jobs(s, t))
 			kb_perf_next_candidates(s, out.sha, out.role);
 		if ((ret = kb_perf_measure_boot(s, t, out.sha, out.runs)) < 0)
 			return ret;

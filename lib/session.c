@@ -302,6 +302,7 @@ void kb_session_release(struct kb_session *s)
 	git_repository_free(s->repo);
 	free(s->statedir);
 	kb_paths_release(&s->paths);
+	kb_builder_release(&s->builder);
 	free(s->marks);
 	free(s->mark_rows);
 	kb_run_rows_free(s->runs, s->nruns);
@@ -571,42 +572,72 @@ static void build_say(void *ctx, const char *msg)
 	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
 }
 
-void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o)
+static void built_ahead(void *ctx, const char *sha, const char *what, double seconds,
+			const char *release)
 {
-	memset(o, 0, sizeof(*o));
-	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
-	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-	o->target = t->ops->name;
-	o->workdir = s->paths.src;
-	o->builddir = s->paths.kbuild;
-	o->cache_dir = s->paths.cache;
-	o->log_dir = s->paths.logs;
-	o->cache_limit = 4ULL << 30;
-	o->cc_wrapper = s->spec.cc_wrapper;
-	o->jobs = s->spec.build_jobs;
+	struct kb_session *s = ctx;
+
+	kb_store_event(s->store, s->row.id, "build", "%s ahead %s %.1f %s", sha, what,
+		       seconds, release);
 }
 
-void kb_session_build_opts_release(struct kb_build_opts *o)
+/* This machine's CPUs the test takes: the guest's vCPUs, 1 for a
+ * benchmark that runs here, none when it runs on another machine. */
+static long test_cpus(struct kb_session *s, struct kb_target *t)
 {
-	memset(o, 0, sizeof(*o));
+	long vcpus = 2;
+
+	if (!t->ops->guest)
+		return 1;
+	/* a host over SSH, a remote hypervisor: this machine's cores are free */
+	if (t->elsewhere)
+		return 0;
+	if (s->spec.machine) {
+		json_error_t jerr;
+		json_t *m = json_loads(s->spec.machine, 0, &jerr);
+
+		if (m && json_is_integer(json_object_get(m, "vcpus")))
+			vcpus = (long)json_integer_value(json_object_get(m, "vcpus"));
+		json_decref(m);
+	}
+	return vcpus;
+}
+
+int kb_session_ahead_jobs(struct kb_session *s, struct kb_target *t)
+{
+	if (strcmp(s->spec.build, "kernel"))
+		return 0;
+	return kb_build_ahead_jobs(s->spec.build_ahead, test_cpus(s, t));
+}
+
+struct kb_builder *kb_session_builder(struct kb_session *s, struct kb_target *t)
+{
+	struct kb_builder *b = &s->builder;
+
+	if (!b->paths) {
+		kb_builder_init(b, &s->paths);
+		b->repo_path = s->spec.repo;
+		b->kconfig = s->spec.kconfig;
+		b->fragments_dir = s->spec.fragments;
+		b->cc_wrapper = s->spec.cc_wrapper;
+		b->jobs = s->spec.build_jobs;
+		/* the machines of a pool build in one tree, one at a time */
+		b->shared = s->spec.pool.n > 0;
+		b->ahead = s->spec.build_ahead;
+		b->cb.say = build_say;
+		b->cb.progress = build_progress;
+		b->cb.built_ahead = built_ahead;
+		b->cb.ctx = s;
+	}
+	b->target = t->ops->name;
+	b->test_cpus = test_cpus(s, t);
+	return b;
 }
 
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res)
 {
-	struct kb_build_opts o;
-	git_oid oid;
-	int ret;
-
-	kb_session_build_opts(s, t, &o);
-	o.progress = build_progress;
-	o.say = build_say;
-	o.ctx = s;
-	git_oid_fromstr(&oid, sha);
-	kb_session_say(s, KB_SAY_INFO, "building %.12s", sha);
-	ret = kb_build_kernel(s->repo, &oid, &o, res);
-	kb_session_build_opts_release(&o);
-	return ret;
+	return kb_builder_build(kb_session_builder(s, t), s->repo, sha, res);
 }
 
 /* Build the kernel of 'sha': 0 built or cached, 1 it failed (skipped). */
@@ -615,20 +646,7 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	struct kb_build_result res;
 	int ret;
 
-	kb_ahead_wait(s, sha);
-	if (s->spec.pool.n) {
-		/* the machines of a pool build in one tree, one at a time */
-		int fd = open(s->paths.build_lock, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-
-		if (fd < 0)
-			return kb_error_errno(KB_ERROR, "cannot open the build lock");
-		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-		ret = kb_session_build(s, t, sha, &res);
-		close(fd);
-	} else {
-		ret = kb_session_build(s, t, sha, &res);
-	}
+	ret = kb_session_build(s, t, sha, &res);
 	if (ret < 0)
 		return ret;
 	if (res.failed) {
@@ -763,7 +781,8 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		/* while this one is tested, build the next ones (a pool
 		 * builds on its machines' turns instead) */
 		if (!s->spec.pool.n)
-			kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
+			kb_builder_ahead_start(kb_session_builder(s, t),
+					       (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
 		if (ret != 0)
 			return ret;
@@ -1005,7 +1024,7 @@ int kb_session_run(struct kb_session *s)
 			break;
 	}
 out:
-	kb_ahead_stop(s);
+	kb_builder_ahead_stop(&s->builder);
 	kb_target_close(t);
 	return ret;
 }

@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "bisect.h"
+#include "builder.h"
 #include "dag.h"
 #include "paths.h"
 #include "store.h"
@@ -91,10 +92,7 @@ struct kb_session {
 	char *build_release;             /* and its 'uname -r' */
 	const char *guest_init;          /* guests/init, for targets that boot */
 	int accept_new_host_key;         /* ssh: this once, accept an unknown host key */
-#define KB_AHEAD_MAX 4
-	int ahead_pid;                   /* the child building ahead, or 0 */
-	char ahead_shas[KB_AHEAD_MAX][41]; /* what it builds */
-	size_t ahead_n;
+	struct kb_builder builder;       /* its kernel builds (kb_session_builder()) */
 	char next_shas[KB_AHEAD_MAX][41]; /* likely next commits: built ahead */
 	size_t n_next;
 	/* progress: the loop's estimate of the commits left after the current
@@ -157,7 +155,8 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
 
 struct kb_build_result;
-/* Build (or find in the cache) the kernel of 'sha' for target 't'. */
+/* Build (or find in the cache) the kernel of 'sha' for target 't', with the
+ * session's builder (kb_builder_build()). */
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res);
 
