@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
+#include "builder.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
@@ -38,11 +38,11 @@ int cmd_build(int argc, char **argv)
 		  "libvirt[:URI] or a machine file" },
 		KB_CTX_OPTS(&c), { 0 }
 	};
-	struct kb_build_opts o;
+	struct kb_builder b;
 	struct kb_build_result res;
 	git_oid oid;
 	struct kb_spec ts;
-	char *frag = NULL, *work = NULL, *bdir = NULL, *cache = NULL, *logs = NULL;
+	char *frag = NULL, sha[GIT_OID_HEXSZ + 1];
 	char backend[64];
 	int ret;
 
@@ -74,22 +74,18 @@ int cmd_build(int argc, char **argv)
 		goto fail;
 	}
 	frag = kb_fragments_dir();
-	work = kb_asprintf("%s/src", c.statedir);
-	bdir = kb_asprintf("%s/kbuild", c.statedir);
-	cache = kb_asprintf("%.*s.cache", (int)strlen(c.db_path), c.db_path);
-	logs = kb_asprintf("%s/logs", c.statedir);
-	memset(&o, 0, sizeof(o));
-	o.kconfig = kconfig;
-	o.fragments_dir = frag ? frag : "/nonexistent";
-	o.target = backend;
-	o.workdir = work;
-	o.builddir = bdir;
-	o.cache_dir = cache;
-	o.log_dir = logs;
-	o.cache_limit = 4ULL << 30;
-	o.cc_wrapper = cc_wrapper;
-	o.jobs = (int)jobs;
-	if (kb_mkdir_p(c.statedir, 0700) < 0 || kb_build_kernel(c.repo, &oid, &o, &res) < 0)
+	kb_builder_init(&b, &c.paths);
+	b.kconfig = kconfig;
+	b.fragments_dir = frag;
+	b.target = backend;
+	b.cc_wrapper = cc_wrapper;
+	b.jobs = (int)jobs;
+	git_oid_tostr(sha, sizeof(sha), &oid);
+	ret = kb_mkdir_p(c.statedir, 0700);
+	if (!ret)
+		ret = kb_builder_build(&b, c.repo, sha, &res);
+	kb_builder_release(&b);
+	if (ret < 0)
 		goto fail;
 	if (res.failed) {
 		fprintf(stderr, "kbisect build: the build of %s fails%s:\n%s\n", args.v[0],
@@ -108,10 +104,6 @@ fail:
 out:
 	kb_spec_release(&ts);
 	free(frag);
-	free(work);
-	free(bdir);
-	free(cache);
-	free(logs);
 	kb_strv_clear(&args);
 	kb_ctx_release(&c);
 	return ret;

@@ -5,6 +5,7 @@
 #ifndef KB_CMD_H
 #define KB_CMD_H
 
+#include "paths.h"
 #include "session.h"
 
 /* Exit codes (EXIT STATUS of kbisect(1)): verdict with culprit, error, usage,
@@ -51,7 +52,8 @@ struct kb_ctx {
 	const char *db_opt;      /* --db */
 	git_repository *repo;    /* opened when needed */
 	char *db_path;
-	char *statedir;
+	struct kb_paths paths;   /* every path derived from db_path */
+	const char *statedir;    /* paths.statedir */
 	struct kb_store *store;
 };
 

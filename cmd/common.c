@@ -56,7 +56,8 @@ int kb_ctx_open(struct kb_ctx *c, int flags)
 		/* git_repository_path() ends in '/' */
 		c->db_path = kb_asprintf("%skbisect.db", git_repository_path(c->repo));
 	}
-	c->statedir = kb_statedir_for(c->db_path);
+	kb_paths_init(&c->paths, c->db_path);
+	c->statedir = c->paths.statedir;
 	return kb_store_open(&c->store, c->db_path, flags);
 }
 
@@ -65,10 +66,11 @@ void kb_ctx_release(struct kb_ctx *c)
 	kb_store_close(c->store);
 	git_repository_free(c->repo);
 	free(c->db_path);
-	free(c->statedir);
+	kb_paths_release(&c->paths);
 	c->store = NULL;
 	c->repo = NULL;
-	c->db_path = c->statedir = NULL;
+	c->db_path = NULL;
+	c->statedir = NULL;
 }
 
 int kb_open_session(struct kb_ctx *c, struct kb_session *s, int flags, int any,

@@ -23,6 +23,7 @@ int cmd_target(int argc, char **argv)
 	struct kb_target_env env;
 	struct kb_target *t = NULL;
 	struct kb_buf out = KB_BUF_INIT;
+	struct kb_paths paths = { 0 };
 	char dir[] = "/tmp/kbisect-target-XXXXXX";
 	int accept_new = 0, ret;
 	struct kb_opt opts[] = {
@@ -50,8 +51,9 @@ int cmd_target(int argc, char **argv)
 		ret = kb_fail("target");
 		goto out;
 	}
+	kb_paths_init_statedir(&paths, dir);
 	memset(&env, 0, sizeof(env));
-	env.statedir = dir;
+	env.paths = &paths;
 	env.session_name = "kbisect-target-check";
 	env.machine = kb_spec_machine(&spec, 0);
 	env.guest_init = kb_guest_init();
@@ -67,6 +69,7 @@ int cmd_target(int argc, char **argv)
 	kb_remove_tree(dir);
 	kb_error_clear();
 out:
+	kb_paths_release(&paths);
 	kb_buf_release(&out);
 	kb_spec_release(&spec);
 	kb_strv_clear(&args);

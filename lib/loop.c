@@ -37,7 +37,7 @@ int kb_session_run(struct kb_session *s)
 		goto out;
 	ret = kb_spec_nmachines(&s->spec) > 1 && s->mode->plan_pool ? kb_pool_loop(s) : one_machine(s, t);
 out:
-	kb_ahead_stop(s);
+	kb_builder_ahead_stop(&s->builder);
 	kb_target_close(t);
 	return ret;
 }

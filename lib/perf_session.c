@@ -321,13 +321,13 @@ int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *
 	ret = kb_session_boot(s, t, sha, runs, &boot);
 	if (ret > 0 && !is_node(s, sha, &node))
 		return kb_error(KB_EINVAL, "the build or setup fails at %s %.12s, which "
-				"every comparison needs: see the logs in %s/logs",
+				"every comparison needs: see the logs in %s",
 				!strcmp(sha, s->spec.good_shas.v[0]) ?
 				(strcmp(s->spec.kind, "compare") ? "GOOD" : "A") :
 				!strcmp(sha, s->spec.bad_sha) ?
 				(strcmp(s->spec.kind, "compare") ? "BAD" : "B") :
 				"the parent or the revert of the likely culprit,", sha,
-				s->statedir);
+				s->paths.logs);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	for (run = 1; run <= runs; run++)
@@ -570,7 +570,7 @@ static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *
 {
 	/* one machine builds ahead what comes next (a pool builds on its
 	 * machines' turns instead) */
-	if (kb_spec_nmachines(&s->spec) == 1 && kb_ahead_jobs(s, t))
+	if (kb_spec_nmachines(&s->spec) == 1 && kb_session_ahead_jobs(s, t))
 		next_candidates(s, job->sha, job->role);
 	return kb_perf_measure_boot(s, t, job->sha, job->runs);
 }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "machine.h"
 #include "mode.h"
 #include "worktree.h"
 
@@ -86,11 +87,6 @@ void kb_session_progress(struct kb_session *s, const char *sha, const char *what
 			st.eta = 0;
 	}
 	s->progress->status(s->progress->ctx, &st);
-}
-
-char *kb_statedir_for(const char *db_path)
-{
-	return kb_asprintf("%s.d", db_path);
 }
 
 static void hex_of(char out[GIT_OID_HEXSZ + 1], const git_oid *oid)
@@ -214,6 +210,7 @@ int kb_session_load_row(struct kb_session *s, struct kb_store *store, const char
 	memset(s, 0, sizeof(*s));
 	s->store = store;
 	s->statedir = kb_strdup(statedir);
+	kb_paths_init(&s->paths, kb_store_path(store));
 	s->row = *row;
 	memset(row, 0, sizeof(*row));
 	if ((ret = kb_spec_from_json(&s->spec, s->row.spec)) < 0)
@@ -258,6 +255,8 @@ void kb_session_release(struct kb_session *s)
 	kb_dag_release(&s->dag);
 	git_repository_free(s->repo);
 	free(s->statedir);
+	kb_paths_release(&s->paths);
+	kb_builder_release(&s->builder);
 	free(s->marks);
 	free(s->mark_rows);
 	kb_run_rows_free(s->runs, s->nruns);
@@ -303,7 +302,7 @@ int kb_session_next(struct kb_session *s, struct kb_next *next)
 
 char *kb_session_run_dir(struct kb_session *s, int64_t id)
 {
-	return kb_asprintf("%s/runs/%lld", s->statedir, (long long)id);
+	return kb_paths_run_dir(&s->paths, id);
 }
 
 static void subject_of(struct kb_session *s, const char *sha, char *out, size_t len)
@@ -464,7 +463,7 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 	kb_strv_pushf(env, "KBISECT_BOOT=%d", boot);
 	kb_strv_pushf(env, "KBISECT_RUN=%d", run);
 	kb_strv_pushf(env, "KBISECT_MACHINE=%d", s->slot);
-	kb_strv_pushf(env, "KBISECT_SCRATCH=%s/scratch", s->statedir);
+	kb_strv_pushf(env, "KBISECT_SCRATCH=%s", s->paths.scratch);
 	kb_strv_pushf(env, "KBISECT_REPO=%s", s->spec.repo);
 	kb_strv_pushf(env, "KBISECT_SCALE=%g", s->spec.scale > 0 ? s->spec.scale : 1.0);
 	if (s->build_dir) {
@@ -472,15 +471,6 @@ void kb_session_env(struct kb_strv *env, struct kb_session *s, const char *sha,
 		kb_strv_pushf(env, "KBISECT_KERNEL=%s/bzImage", s->build_dir);
 		kb_strv_pushf(env, "KBISECT_KERNEL_RELEASE=%s", s->build_release);
 	}
-}
-
-char *kb_session_cache_dir(struct kb_session *s)
-{
-	size_t len = strlen(s->statedir);
-
-	if (len > 2 && !strcmp(s->statedir + len - 2, ".d"))
-		return kb_asprintf("%.*s.cache", (int)(len - 2), s->statedir);
-	return kb_asprintf("%s.cache", s->statedir);
 }
 
 static void build_progress(void *ctx, const char *what, double seconds, long lines)
@@ -495,45 +485,67 @@ static void build_say(void *ctx, const char *msg)
 	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
 }
 
-void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o)
+static void built_ahead(void *ctx, const char *sha, const char *what, double seconds,
+			const char *release)
 {
-	memset(o, 0, sizeof(*o));
-	o->kconfig = s->spec.kconfig ? s->spec.kconfig : "tinyconfig";
-	o->fragments_dir = s->spec.fragments ? s->spec.fragments : "/nonexistent";
-	o->target = kb_target_name(t);
-	o->workdir = kb_asprintf("%s/src", s->statedir);
-	o->builddir = kb_asprintf("%s/kbuild", s->statedir);
-	o->cache_dir = kb_session_cache_dir(s);
-	o->log_dir = kb_asprintf("%s/logs", s->statedir);
-	o->cache_limit = 4ULL << 30;
-	o->cc_wrapper = s->spec.cc_wrapper;
-	o->jobs = s->spec.build_jobs;
+	struct kb_session *s = ctx;
+	struct kb_event e = { .kind = KB_EV_BUILD, .ahead = 1, .seconds = seconds };
+
+	e.result = !strcmp(what, "failed") ? KB_EV_FAILED : KB_EV_BUILT;
+	snprintf(e.sha, sizeof(e.sha), "%s", sha);
+	snprintf(e.release, sizeof(e.release), "%s", release);
+	kb_event_add(s->store, s->row.id, &e);
 }
 
-void kb_session_build_opts_release(struct kb_build_opts *o)
+/* This machine's CPUs the test takes: the guest's vCPUs, 1 for a
+ * benchmark that runs here, none when it runs on another machine. */
+static long test_cpus(struct kb_session *s, struct kb_target *t)
 {
-	free((char *)o->workdir);
-	free((char *)o->builddir);
-	free((char *)o->cache_dir);
-	free((char *)o->log_dir);
+	long vcpus = 2;
+
+	if (!kb_target_is_guest(t))
+		return 1;
+	/* a host over SSH, a remote hypervisor: this machine's cores are free */
+	if (kb_target_is_remote(t))
+		return 0;
+	return kb_machine_int(kb_target_machine(t), "vcpus", vcpus);
+}
+
+int kb_session_ahead_jobs(struct kb_session *s, struct kb_target *t)
+{
+	if (strcmp(s->spec.build, "kernel"))
+		return 0;
+	return kb_build_ahead_jobs(s->spec.build_ahead, test_cpus(s, t));
+}
+
+struct kb_builder *kb_session_builder(struct kb_session *s, struct kb_target *t)
+{
+	struct kb_builder *b = &s->builder;
+
+	if (!b->paths) {
+		kb_builder_init(b, &s->paths);
+		b->repo_path = s->spec.repo;
+		b->kconfig = s->spec.kconfig;
+		b->fragments_dir = s->spec.fragments;
+		b->cc_wrapper = s->spec.cc_wrapper;
+		b->jobs = s->spec.build_jobs;
+		/* the machines of a pool build in one tree, one at a time */
+		b->shared = kb_spec_nmachines(&s->spec) > 1;
+		b->ahead = s->spec.build_ahead;
+		b->cb.say = build_say;
+		b->cb.progress = build_progress;
+		b->cb.built_ahead = built_ahead;
+		b->cb.ctx = s;
+	}
+	b->target = kb_target_name(t);
+	b->test_cpus = test_cpus(s, t);
+	return b;
 }
 
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res)
 {
-	struct kb_build_opts o;
-	git_oid oid;
-	int ret;
-
-	kb_session_build_opts(s, t, &o);
-	o.progress = build_progress;
-	o.say = build_say;
-	o.ctx = s;
-	git_oid_fromstr(&oid, sha);
-	kb_session_say(s, KB_SAY_INFO, "building %.12s", sha);
-	ret = kb_build_kernel(s->repo, &oid, &o, res);
-	kb_session_build_opts_release(&o);
-	return ret;
+	return kb_builder_build(kb_session_builder(s, t), s->repo, sha, res);
 }
 
 /* Build the kernel of 'sha': 0 built or cached, 1 it failed (skipped). */
@@ -543,22 +555,7 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	struct kb_event e;
 	int ret;
 
-	kb_ahead_wait(s, sha);
-	if (kb_spec_nmachines(&s->spec) > 1) {
-		/* the machines of a pool build in one tree, one at a time */
-		char *path = kb_asprintf("%s/build.lock", s->statedir);
-		int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-
-		free(path);
-		if (fd < 0)
-			return kb_error_errno(KB_ERROR, "cannot open the build lock");
-		while (flock(fd, LOCK_EX) < 0 && errno == EINTR)
-			;
-		ret = kb_session_build(s, t, sha, &res);
-		close(fd);
-	} else {
-		ret = kb_session_build(s, t, sha, &res);
-	}
+	ret = kb_session_build(s, t, sha, &res);
 	if (ret < 0)
 		return ret;
 	memset(&e, 0, sizeof(e));
@@ -595,7 +592,7 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 {
 	struct kb_strv env = KB_STRV_INIT;
 	struct kb_buf tail = KB_BUF_INIT;
-	char *dir = kb_asprintf("%s/logs", s->statedir);
+	char *dir = kb_strdup(s->paths.logs);
 	char *log = kb_asprintf("%s/%s-%.12s.log", dir, kind, sha);
 	const char *argv[] = { "/bin/sh", "-c", cmd, NULL };
 	struct kb_run_spec rs = { argv, NULL, t->workdir, 0 };
@@ -673,7 +670,8 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 		/* while this one is tested, build the next ones (a pool
 		 * builds on its machines' turns instead) */
 		if (kb_spec_nmachines(&s->spec) == 1)
-			kb_ahead_start(s, t, (const char (*)[41])s->next_shas, s->n_next);
+			kb_builder_ahead_start(kb_session_builder(s, t),
+					       (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
 		if (ret != 0)
 			return ret;
@@ -806,7 +804,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 		kb_asprintf("kbisect-%08lx-%lld", h & 0xffffffffUL, (long long)s->row.id);
 	memset(&tenv, 0, sizeof(tenv));
 	tenv.repo = s->repo;
-	tenv.statedir = s->statedir;
+	tenv.paths = &s->paths;
 	tenv.session_name = name;
 	tenv.machine = kb_spec_machine(&s->spec, (size_t)slot);
 	tenv.guest_init = s->guest_init;
@@ -855,8 +853,9 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 
 int kb_session_end(struct kb_session *s)
 {
-	static const char *const parts[] = { "worktree", "worktree.index", "runs", "logs",
-					     "scratch", "setup.log", "vm", "ahead" };
+	const char *const parts[] = { s->paths.worktree, s->paths.worktree_index,
+				      s->paths.runs, s->paths.logs, s->paths.scratch,
+				      s->paths.setup_log, s->paths.vm, s->paths.ahead };
 	size_t i;
 	int ret;
 
@@ -881,14 +880,9 @@ int kb_session_end(struct kb_session *s)
 	kb_event_add(s->store, s->row.id, &(struct kb_event){ .kind = KB_EV_RESET });
 	/* the kernel source and build directories stay, for the next
 	 * session's incremental builds */
-	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++) {
-		char *p = kb_asprintf("%s/%s", s->statedir, parts[i]);
-
-		ret = kb_remove_tree(p);
-		free(p);
-		if (ret < 0)
+	for (i = 0; i < sizeof(parts) / sizeof(parts[0]); i++)
+		if ((ret = kb_remove_tree(parts[i])) < 0)
 			return ret;
-	}
 	rmdir(s->statedir); /* when nothing is kept */
 	return 0;
 }

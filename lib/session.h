@@ -13,7 +13,9 @@
 
 #include "bench.h"
 #include "bisect.h"
+#include "builder.h"
 #include "dag.h"
+#include "paths.h"
 #include "store.h"
 #include "target.h"
 
@@ -91,6 +93,7 @@ struct kb_session {
 	git_repository *repo;
 	struct kb_dag dag;
 	char *statedir;
+	struct kb_paths paths;           /* every path derived from the database */
 	char *marks;                     /* kb_mark per node */
 	struct kb_mark_row *mark_rows;
 	size_t nmark_rows;
@@ -105,10 +108,7 @@ struct kb_session {
 	char *build_release;             /* and its 'uname -r' */
 	const char *guest_init;          /* guests/init, for targets that boot */
 	int accept_new_host_key;         /* ssh: this once, accept an unknown host key */
-#define KB_AHEAD_MAX 4
-	int ahead_pid;                   /* the child building ahead, or 0 */
-	char ahead_shas[KB_AHEAD_MAX][41]; /* what it builds */
-	size_t ahead_n;
+	struct kb_builder builder;       /* its kernel builds (kb_session_builder()) */
 	char next_shas[KB_AHEAD_MAX][41]; /* likely next commits: built ahead */
 	size_t n_next;
 	/* progress: the loop's estimate of the commits left after the current
@@ -126,9 +126,6 @@ struct kb_session {
  * has no status callback). */
 void kb_session_progress(struct kb_session *s, const char *sha, const char *what,
 			 int run, int runs);
-
-/* The state directory that belongs to a database file. */
-char *kb_statedir_for(const char *db_path);
 
 /*
  * Resolve the revisions of 'spec' (filling the shas), read the range to
@@ -150,7 +147,8 @@ int kb_spec_check(struct kb_spec *spec, git_repository *repo);
 int kb_session_insert(struct kb_store *store, const struct kb_spec *spec, int64_t *id);
 
 /* Load the active session (or, with 'any', the newest one), with no
- * mode: enough to read, mark and end it. */
+ * mode: enough to read, mark and end it.  'statedir' is the state
+ * directory of the store's database (struct kb_paths). */
 int kb_session_load(struct kb_session *s, struct kb_store *store,
 		    const char *statedir, int any);
 /* The same, with the mode that runs it: to run, report or show it. */
@@ -177,7 +175,8 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
 
 struct kb_build_result;
-/* Build (or find in the cache) the kernel of 'sha' for target 't'. */
+/* Build (or find in the cache) the kernel of 'sha' for target 't', with the
+ * session's builder (kb_builder_build()). */
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res);
 

@@ -64,14 +64,10 @@ void kb_session_culprit_people(struct kb_session *s, json_t *o);
 /* How many builds ran (cache hits left out). */
 size_t kb_session_builds_total(struct kb_session *s);
 
-struct kb_build_opts;
-/* The options of a kernel build of this session for target 't' (its work
- * tree, build directory, cache and logs); release them after. */
-void kb_session_build_opts(struct kb_session *s, struct kb_target *t, struct kb_build_opts *o);
-void kb_session_build_opts_release(struct kb_build_opts *o);
-
-/* Where finished kernel builds are kept for this database. */
-char *kb_session_cache_dir(struct kb_session *s);
+/* The builder of the session's kernels for target 't': its options from
+ * the spec, one build at a time among a pool's machines, building ahead
+ * with the processors of this machine the test on 't' leaves. */
+struct kb_builder *kb_session_builder(struct kb_session *s, struct kb_target *t);
 
 /* Put 'sha' in place on the target and start a boot of it for 'runs' runs:
  * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
@@ -85,14 +81,8 @@ int kb_session_run_once(struct kb_session *s, struct kb_target *t, const char *s
 /* A commit as report JSON: commit, subject, author, date. */
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid);
 
-/* Building ahead (ahead.c): the make jobs a child may use (0: none),
- * start a child on the commits to be built next, collect a finished one,
- * wait for it (before a build of 'sha' here), stop it (at the end). */
-int kb_ahead_jobs(struct kb_session *s, struct kb_target *t);
-void kb_ahead_start(struct kb_session *s, struct kb_target *t, const char (*shas)[41],
-		    size_t n);
-void kb_ahead_poll(struct kb_session *s);
-void kb_ahead_wait(struct kb_session *s, const char *sha);
-void kb_ahead_stop(struct kb_session *s);
+/* The make jobs a child building ahead may use while 't' tests (0: none
+ * is built ahead). */
+int kb_session_ahead_jobs(struct kb_session *s, struct kb_target *t);
 
 #endif

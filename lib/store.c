@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "paths.h"
 
 struct kb_store {
 	sqlite3 *db;
@@ -123,11 +124,15 @@ static int set_wal(struct kb_store *s)
 
 static int take_lock(struct kb_store *s)
 {
-	char *lp = kb_asprintf("%s.lock", s->path);
+	struct kb_paths paths;
+	char *lp;
 	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
 	char pid[32];
 	int fd, n;
 
+	kb_paths_init(&paths, s->path);
+	lp = kb_strdup(paths.db_lock);
+	kb_paths_release(&paths);
 	fd = open(lp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		int ret = kb_error_errno(KB_ERROR, "cannot open lock file %s", lp);

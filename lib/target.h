@@ -27,12 +27,13 @@
 #include <jansson.h>
 #include <sys/types.h>
 
+#include "paths.h"
 #include "run.h"
 #include "util.h"
 
 struct kb_target_env {
 	git_repository *repo;
-	const char *statedir;     /* private directory of the session */
+	const struct kb_paths *paths; /* the session's files (its state directory) */
 	const char *session_name; /* names leftovers, e.g. "kbisect-1f2e3d4c-3" */
 	json_t *machine;          /* the machine's object ({"target": SPEC} or a
 				   machine file's), or NULL; borrowed: the

@@ -65,7 +65,7 @@ struct vm_target {
 				    * host may be this one: see KB_TARGET_REMOTE) */
 	char *pool_name;           /* remote: where volumes go */
 	virStoragePoolPtr pool;
-	char *statedir, *prefix, *guest_init;
+	char *logs, *vmdir, *prefix, *guest_init;
 	long memory_mib, vcpus, scratch_mib;
 	double boot_timeout;
 	int kvm_node_said;         /* the warning about /dev/kvm was given */
@@ -196,7 +196,8 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 	t = kb_calloc(1, sizeof(*t));
 	kb_target_init(&t->base, &kb_target_libvirt, spec, env);
 	t->uri = uri && *uri ? kb_strdup(uri) : NULL;
-	t->statedir = kb_strdup(env->statedir);
+	t->logs = kb_strdup(env->paths->logs);
+	t->vmdir = kb_strdup(env->paths->vm);
 	t->prefix = kb_asprintf("%s-", env->session_name);
 	t->guest_init = kb_strdup(env->guest_init);
 	t->memory_mib = kb_machine_int(m, "memory_mib", 1024);
@@ -215,7 +216,8 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 	if (t->memory_mib < 64 || t->vcpus < 1 || t->scratch_mib < 16 || t->boot_timeout < 5) {
 		free(t->pool_name);
 		free(t->uri);
-		free(t->statedir);
+		free(t->logs);
+		free(t->vmdir);
 		free(t->prefix);
 		free(t->guest_init);
 		free(t->base.spec);
@@ -399,7 +401,7 @@ static void end_boot(struct vm_target *t, int keep_files)
 	}
 	if (t->dir && !keep_files) {
 		/* the console log is kept for the report; the scratch disk is not */
-		char *logs = kb_asprintf("%s/logs", t->statedir);
+		char *logs = kb_strdup(t->logs);
 
 		int code = kb_error_code();
 		char *msg = kb_strdup(kb_error_last());
@@ -429,8 +431,7 @@ static int vm_cleanup(struct kb_target *base)
 {
 	struct vm_target *t = (struct vm_target *)base;
 	virDomainPtr *doms = NULL;
-	char *vmdir;
-	int i, n, ret;
+	int i, n;
 
 	n = virConnectListAllDomains(t->conn, &doms, VIR_CONNECT_LIST_DOMAINS_ACTIVE);
 	if (n < 0)
@@ -465,10 +466,7 @@ static int vm_cleanup(struct kb_target *base)
 		}
 		free(vols);
 	}
-	vmdir = kb_asprintf("%s/vm", t->statedir);
-	ret = kb_remove_tree(vmdir);
-	free(vmdir);
-	return ret;
+	return kb_remove_tree(t->vmdir);
 }
 
 static void vm_close(struct kb_target *base)
@@ -482,7 +480,8 @@ static void vm_close(struct kb_target *base)
 		virConnectClose(t->conn);
 	free(t->pool_name);
 	free(t->uri);
-	free(t->statedir);
+	free(t->logs);
+	free(t->vmdir);
 	free(t->prefix);
 	free(t->guest_init);
 	free(base->spec);
@@ -1082,10 +1081,10 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 	if ((ret = kb_target_release(base->kernel_dir, &rel)) < 0)
 		return ret;
 	t->name = kb_asprintf("%s%.12s-b%d", t->prefix, job->sha, job->boot);
-	t->dir = kb_asprintf("%s/vm/%s", t->statedir, t->name);
+	t->dir = kb_asprintf("%s/%s", t->vmdir, t->name);
 	t->data_path = kb_asprintf("%s/data.log", t->dir);
 	t->console_path = kb_asprintf("%s/console.log", t->dir);
-	t->console_kept = kb_asprintf("%s/logs/console-%s.log", t->statedir, t->name);
+	t->console_kept = kb_asprintf("%s/console-%s.log", t->logs, t->name);
 	make_nonce(t->nonce);
 	t->runs = job->runs;
 	t->next_run = 1;

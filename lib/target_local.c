@@ -22,8 +22,7 @@ static int local_open(struct kb_target **out, const char *spec,
 		return kb_error(KB_EINVAL, "target 'local' takes no options (got '%s')", spec);
 	t = kb_calloc(1, sizeof(*t));
 	kb_target_init(&t->base, &kb_target_local, spec, env);
-	t->base.workdir = env->slot ? kb_asprintf("%s/worktree-%d", env->statedir, env->slot) :
-		kb_asprintf("%s/worktree", env->statedir);
+	t->base.workdir = kb_paths_worktree(env->paths, env->slot);
 	t->repo = env->repo;
 	*out = &t->base;
 	return 0;

@@ -52,7 +52,7 @@ struct ssh_target {
 	struct kb_target base;
 	struct kb_ssh_opts opts;
 	char *host, *user, *key_file, *known_hosts;
-	char *workdir, *prefix, *statedir;
+	char *workdir, *prefix, *power_cycle_log;
 	char *switch_how;          /* "kexec" or "command" */
 	char *kexec_cmdline;       /* NULL: --reuse-cmdline */
 	char **boot_command;       /* argv run on the host, "command" */
@@ -204,7 +204,7 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 	if (!kb_host_is_here(t->host, strlen(t->host)))
 		t->base.flags |= KB_TARGET_REMOTE;
 	t->prefix = kb_asprintf("%s-", env->session_name);
-	t->statedir = kb_strdup(env->statedir);
+	t->power_cycle_log = kb_strdup(env->paths->power_cycle_log);
 	t->opts.host = t->host;
 	t->opts.user = t->user;
 	t->opts.key_file = t->key_file;
@@ -262,7 +262,7 @@ static void ssh_close(struct kb_target *base)
 	free(t->known_hosts);
 	free(t->workdir);
 	free(t->prefix);
-	free(t->statedir);
+	free(t->power_cycle_log);
 	free(t->switch_how);
 	free(t->kexec_cmdline);
 	strv_free(t->boot_command);
@@ -368,7 +368,7 @@ static int power_cycle(struct ssh_target *t)
 {
 	struct kb_run_spec spec = { 0 };
 	struct kb_run_result res;
-	char *log = kb_asprintf("%s/power-cycle.log", t->statedir);
+	char *log = kb_strdup(t->power_cycle_log);
 	int ret;
 
 	if (!t->power_cycle) {

@@ -130,10 +130,11 @@ TEST(test_ssh__a_test_on_another_machine_leaves_this_one_to_builds)
 	s->spec.build_ahead = 'a';
 	t.ops = &kb_target_ssh;
 	/* on this machine, a guest's two vCPUs come first */
-	CHECK(kb_ahead_jobs(s, &t) == (cores - 2 >= 2 ? cores - 2 : 0));
+	CHECK(kb_session_ahead_jobs(s, &t) == (cores - 2 >= 2 ? cores - 2 : 0));
 	t.flags |= KB_TARGET_REMOTE;
-	CHECK_MSG(kb_ahead_jobs(s, &t) == (cores >= 2 ? cores : 0), "%d", kb_ahead_jobs(s, &t));
+	CHECK_MSG(kb_session_ahead_jobs(s, &t) == (cores >= 2 ? cores : 0), "%d",
+		  kb_session_ahead_jobs(s, &t));
 	s->spec.build_ahead = 'n';
-	CHECK(kb_ahead_jobs(s, &t) == 0);
+	CHECK(kb_session_ahead_jobs(s, &t) == 0);
 	free(s);
 }

@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "machine.h"
+#include "paths.h"
 #include "target.h"
 #include "test.h"
 
@@ -51,10 +52,12 @@ TEST(test_target__local_from_a_machine_file)
 	struct kb_target *t = NULL;
 	struct kb_buf out = KB_BUF_INIT;
 	json_t *no_target = json_pack("{s:s}", "name", "x"), *not_object = json_string("{");
-
-	env.statedir = kb_test_dir();
-	env.session_name = "kbisect-unit";
 	json_t *m = json_pack("{s:s, s:s}", "target", "local", "name", "here");
+	struct kb_paths paths;
+
+	kb_paths_init_statedir(&paths, kb_test_dir());
+	env.paths = &paths;
+	env.session_name = "kbisect-unit";
 
 	env.machine = m;
 	/* no spec: the machine file's target */
@@ -76,4 +79,5 @@ TEST(test_target__local_from_a_machine_file)
 	kb_error_clear();
 	json_decref(no_target);
 	json_decref(not_object);
+	kb_paths_release(&paths);
 }
