@@ -12,21 +12,25 @@ PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 WARN = -Wall -Wextra -Werror -Wno-unused-parameter -Wno-missing-field-initializers
-ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) -Ilib \
+ALL_CFLAGS = -std=gnu11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(PKG_CFLAGS) $(LIB_INC) \
 	-DKB_DATADIR='"$(DATADIR)"'
 LIBS = $(PKG_LIBS) -lm
+# lib/: the engine, flat, with the target layer and the session layer in
+# folders of their own
+LIB_DIRS = lib lib/target lib/session
+LIB_INC = $(addprefix -I,$(LIB_DIRS))
 
 ifeq ($(SANITIZE),1)
 ALL_CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC = $(wildcard lib/*.c)
+LIB_SRC = $(wildcard $(addsuffix /*.c,$(LIB_DIRS)))
 CMD_SRC = $(wildcard cmd/*.c)
 LIB_OBJ = $(LIB_SRC:.c=.o)
 CMD_OBJ = $(CMD_SRC:.c=.o)
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
-HDRS = $(wildcard lib/*.h cmd/*.h tests/unit/*.h)
+HDRS = $(wildcard $(addsuffix /*.h,$(LIB_DIRS)) cmd/*.h tests/unit/*.h)
 
 all: kbisect tests/gen/genrepo
 
@@ -64,11 +68,11 @@ tests/gen/genrepo: tests/gen/genrepo.c
 FUZZ_CC = clang
 FUZZ_CFLAGS = -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Wno-unused-parameter \
 	-Wno-missing-field-initializers -g -O1 -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined $(PKG_CFLAGS) -Ilib
+	-fno-sanitize-recover=undefined $(PKG_CFLAGS) $(LIB_INC)
 FUZZ_BIN = tests/fuzz/fuzz_bench tests/fuzz/fuzz_machine tests/fuzz/fuzz_metric
-# (the machine checks find the backends' keys through lib/target.c, whose
+# (the machine checks find the backends' keys through lib/target/target.c, whose
 # backends are tests/fuzz/backends.c's: no libvirt or libssh2 code)
-FUZZ_LIB = lib/bench.c lib/machine.c lib/util.c lib/target.c lib/target_keys.c \
+FUZZ_LIB = lib/bench.c lib/target/machine.c lib/util.c lib/target/target.c lib/target/target_keys.c \
 	tests/fuzz/backends.c
 
 fuzz: $(FUZZ_BIN)
@@ -93,7 +97,7 @@ deps:
 	sh tests/install-deps.sh
 
 clean:
-	rm -f kbisect lib/*.o lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo \
+	rm -f kbisect $(addsuffix /*.o,$(LIB_DIRS)) lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo \
 		tests/sim/bench-sim $(FUZZ_BIN)
 
 .PHONY: all check install deps clean fuzz
