@@ -1,6 +1,6 @@
 /*
  * mode.h - the ways a session decides what to test: one ops struct, one
- * file each (passfail.c, perf_session.c, compare.c), listed in one table
+ * file each (passfail.c, performance.c, compare.c), listed in one table
  * (mode.c).
  *
  * The session core (session.c) opens, loads, boots, runs and records; it
@@ -75,7 +75,7 @@ struct kb_mode_ops {
  * modes is). */
 const struct kb_mode_ops *kb_mode_for(const struct kb_spec *spec);
 
-/* Shared by the performance and compare modes (perf_session.c): a run's
+/* Shared by the performance and compare modes (performance.c): a run's
  * metric recorded, one boot measured, and the status of the posterior. */
 int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res);

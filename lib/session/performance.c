@@ -1,8 +1,8 @@
 /*
- * Performance mode of a session: the loop that asks lib/perf.c what to
+ * The performance mode: it asks the decision code (lib/perf.c) what to
  * measure next and measures it (boots of a commit, each with several runs
- * of the benchmark), the revert of a likely culprit made with libgit2, and
- * the report.
+ * of the benchmark), makes the revert of a likely culprit it asks for
+ * (dag.c), and reports the verdict with its checks.
  */
 #include <math.h>
 #include <stdio.h>

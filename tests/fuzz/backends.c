@@ -1,8 +1,8 @@
 /*
  * backends.c - the backends as the fuzzer of machine files sees them: the
- * names, flags and keys (lib/target_keys.c) that kb_machine_check() finds
- * through the table of lib/target.c, and none of their code, which needs
- * libvirt and libssh2.  No hook of them is ever called.
+ * names, flags and keys (lib/target/target_keys.c) that kb_machine_check()
+ * finds through the table of lib/target/target.c, and none of their code,
+ * which needs libvirt and libssh2.  No hook of them is ever called.
  */
 #include "target.h"
 
