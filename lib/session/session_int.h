@@ -30,7 +30,7 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 void kb_session_build_error(struct kb_session *s, const char *sha, json_t *step);
 /* Add "accel" (kvm or tcg, once a VM booted) and "machine" to a report. */
 void kb_session_target_info(struct kb_session *s, json_t *o);
-/* Open the target of machine 'slot' (0: --target, then the pool's). */
+/* Open the target of machine 'slot' of the spec's machines (0: the first). */
 int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t);
 /* The subject of a commit (malloc'd; "" when it cannot be read). */
 char *kb_session_subject(struct kb_session *s, const char *sha);
