@@ -19,6 +19,7 @@ static const struct {
 	{ "good", cmd_mark, "mark a commit good" },
 	{ "bad", cmd_mark, "mark a commit bad" },
 	{ "skip", cmd_mark, "mark a commit untestable" },
+	{ "unmark", cmd_mark, "take back the marks you gave a commit" },
 	{ "build", cmd_build, "build (or find in the cache) the kernel of a commit" },
 	{ "compare", cmd_compare, "measure two commits side by side" },
 	{ "report", cmd_report, "the verdict, the culprit and the evidence" },

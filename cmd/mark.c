@@ -8,6 +8,12 @@ static const struct kb_cmd_help helps[] = {
 	{ "bad", "[REV] [options]", "Mark a commit bad (default: the one to test next).", NULL },
 	{ "skip", "[REV] [options]",
 	  "Mark a commit untestable (default: the one to test next).", NULL },
+	{ "unmark", "REV [options]",
+	  "Take back the marks you gave a commit with good, bad or skip.",
+	  "The marks that tests gave stay: they are the session's evidence.  To\n"
+	  "rewrite any mark, edit the output of 'kbisect log' and 'kbisect replay' it.\n"
+	  "A mark that contradicts the others is refused by good, bad and skip, and\n"
+	  "the session is left as it was." },
 };
 
 int cmd_mark(int argc, char **argv)
@@ -15,7 +21,9 @@ int cmd_mark(int argc, char **argv)
 	struct kb_ctx c = { 0 };
 	struct kb_opt opts[] = { KB_CTX_OPTS(&c), { 0 } };
 	struct kb_strv args = KB_STRV_INIT;
-	const struct kb_cmd_help *h = &helps[argv[0][0] == 'g' ? 0 : argv[0][0] == 'b' ? 1 : 2];
+	const struct kb_cmd_help *h = &helps[argv[0][0] == 'g' ? 0 : argv[0][0] == 'b' ? 1 :
+					     argv[0][0] == 's' ? 2 : 3];
+	int unmark = argv[0][0] == 'u';
 	struct kb_session s;
 	struct kb_next next;
 	char sha[GIT_OID_HEXSZ + 1];
@@ -26,8 +34,8 @@ int cmd_mark(int argc, char **argv)
 			ret = 0;
 		goto out;
 	}
-	if (args.n > 1) {
-		ret = kb_usage_error(h, "takes at most one REV");
+	if (args.n > 1 || (unmark && args.n != 1)) {
+		ret = kb_usage_error(h, unmark ? "needs one REV" : "takes at most one REV");
 		goto out;
 	}
 	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
@@ -35,13 +43,17 @@ int cmd_mark(int argc, char **argv)
 		ret = kb_fail(h->name);
 		goto out;
 	}
-	if (kb_session_mark(&s, args.n ? args.v[0] : NULL, h->name[0], sha) < 0 ||
+	if ((unmark ? kb_session_unmark(&s, args.v[0], sha) :
+		      kb_session_mark(&s, args.n ? args.v[0] : NULL, h->name[0], sha)) < 0 ||
 	    kb_session_next(&s, &next) < 0) {
 		ret = kb_fail(h->name);
 		kb_session_release(&s);
 		goto out;
 	}
-	printf("marked %s %s\n", sha, h->name);
+	if (unmark)
+		printf("unmarked %s\n", sha);
+	else
+		printf("marked %s %s\n", sha, h->name);
 	if (next.kind == KB_NEXT_TEST) {
 		git_oid_tostr(sha, sizeof(sha), &s.dag.oid[next.commit]);
 		printf("next: %s (%zu candidates left, roughly %d steps)\n", sha,

@@ -541,6 +541,23 @@ int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
 	return step_done(s, st, "recording a mark");
 }
 
+int kb_store_marks_remove(struct kb_store *s, int64_t session, const char *sha,
+			  const char *source)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st, "DELETE FROM marks WHERE session = ? AND sha = ? AND "
+			   "source = ?")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, sha, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, source, -1, SQLITE_TRANSIENT);
+	if ((ret = step_done(s, st, "removing a mark")) < 0)
+		return ret;
+	return sqlite3_changes(s->db);
+}
+
 int kb_store_marks(struct kb_store *s, int64_t session, struct kb_mark_row **out,
 		   size_t *n)
 {

@@ -72,6 +72,9 @@ struct kb_mark_row {
 };
 int kb_store_mark_add(struct kb_store *s, int64_t session, const char *sha,
 		      char mark, const char *source, int64_t run);
+/* Remove the marks of 'sha' from 'source'; returns how many, or negative. */
+int kb_store_marks_remove(struct kb_store *s, int64_t session, const char *sha,
+			  const char *source);
 int kb_store_marks(struct kb_store *s, int64_t session, struct kb_mark_row **out,
 		   size_t *n);
 

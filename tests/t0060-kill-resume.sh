@@ -310,6 +310,31 @@ test_expect_success SETSID 'Ctrl-C twice (SIGINT to the process group) kills kbi
 	test "$(json_get ../int.report runs_total)" = $(wc -l <../int.ran)
 '
 
+test_expect_success SQLITE3 'kill -9 in and after a refused mark: the database as it was' '
+	gen_repo m --seed 77 --commits 60 &&
+	G=$(gen_field m good) && B=$(gen_field m bad) &&
+	cd m &&
+	"$KBISECT" start $G $B --command true --no-run 2>/dev/null &&
+	"$KBISECT" good $(git rev-parse $B~10) >/dev/null &&
+	rows () { sqlite3 .git/kbisect.db "select * from marks; select id, session, kind,
+		detail from events; select id, state, verdict from sessions"; } &&
+	rows >../m.before &&
+	i=0 &&
+	while test $i -lt 10; do
+		i=$((i + 1))
+		"$KBISECT" bad $(git rev-parse $B~20) 2>/dev/null &
+		pid=$! &&
+		sleep "$(rand_delay $((i + 500)))" &&
+		{ kill -9 $pid 2>/dev/null || true; } &&
+		{ wait $pid || true; } &&
+		echo $(($(cat ../kills.total) + 1)) >../kills.total &&
+		test "$(sqlite3 .git/kbisect.db "PRAGMA integrity_check")" = ok &&
+		rows >../m.after &&
+		test_cmp ../m.before ../m.after &&
+		"$KBISECT" status >/dev/null || return 1
+	done
+'
+
 test_expect_success 'at least 50 kills in all' '
 	echo "$(cat kills.total) kills, $(cat interrupted.total) runs cut short in all" &&
 	test "$(cat kills.total)" -ge 50

@@ -73,6 +73,10 @@ static void encode(const struct kb_event *e, const char **kind, struct kb_buf *b
 		*kind = "reset";
 		kb_buf_adds(b, "session ended");
 		break;
+	case KB_EV_UNMARK:
+		*kind = "unmark";
+		kb_buf_adds(b, e->sha);
+		break;
 	case KB_EV_OTHER:
 		*kind = "other";
 		kb_buf_adds(b, text_of(e));
@@ -192,6 +196,9 @@ static void decode(struct kb_event *e, const char *kind, const char *d)
 			e->text = kb_strdup(after_line(d));
 	} else if (!strcmp(kind, "reset")) {
 		e->kind = KB_EV_RESET;
+	} else if (!strcmp(kind, "unmark")) {
+		e->kind = KB_EV_UNMARK;
+		word(d, e->sha, sizeof(e->sha));
 	} else {
 		e->kind = KB_EV_OTHER;
 		e->text = kb_strdup(d);

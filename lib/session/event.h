@@ -25,6 +25,7 @@ enum kb_event_kind {
 			    * failed or retired */
 	KB_EV_VERDICT,     /* the verdict: 'text' is the report's JSON */
 	KB_EV_RESET,       /* the session was ended */
+	KB_EV_UNMARK,      /* the manual marks of 'sha' were taken back */
 	KB_EV_OTHER,       /* a row of a kind this kbisect does not know */
 };
 

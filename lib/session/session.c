@@ -818,6 +818,20 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	return ret;
 }
 
+/* Roll back the transaction of a change that is refused, and read the
+ * session again as it is; the error stays the change's. */
+static int undo(struct kb_session *s, int ret)
+{
+	int code = kb_error_code();
+	char *msg = kb_strdup(kb_error_last());
+
+	kb_store_rollback(s->store);
+	kb_session_refresh(s);
+	ret = kb_error(code ? code : ret, "%s", msg);
+	free(msg);
+	return ret;
+}
+
 int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
 {
 	struct kb_next next;
@@ -843,11 +857,50 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 	if (node < 0)
 		return kb_error(KB_EINVAL, "%.12s is not in the range being bisected",
 				marked_sha);
-	if ((ret = kb_store_mark_add(s->store, s->row.id, marked_sha, mark,
-				     "manual", 0)) < 0)
+	/* checked before it is committed: a mark refused leaves the session
+	 * as it was */
+	if ((ret = kb_store_begin(s->store)) < 0)
 		return ret;
-	if (!strcmp(s->row.state, "done"))
-		kb_store_session_finish(s->store, s->row.id, "active", NULL);
+	if ((ret = kb_store_mark_add(s->store, s->row.id, marked_sha, mark,
+				     "manual", 0)) < 0 ||
+	    (!strcmp(s->row.state, "done") &&
+	     (ret = kb_store_session_finish(s->store, s->row.id, "active", NULL)) < 0) ||
+	    (ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
+		return undo(s, ret);
+	kb_next_release(&next);
+	if ((ret = kb_store_commit(s->store)) < 0)
+		return undo(s, ret);
+	return 0;
+}
+
+int kb_session_unmark(struct kb_session *s, const char *rev, char *unmarked_sha)
+{
+	struct kb_event e = { .kind = KB_EV_UNMARK };
+	git_oid oid;
+	int ret, n;
+
+	if ((ret = kb_repo_resolve(s->repo, rev, &oid)) < 0)
+		return ret;
+	hex_of(unmarked_sha, &oid);
+	memcpy(e.sha, unmarked_sha, 41);
+	if ((ret = kb_store_begin(s->store)) < 0)
+		return ret;
+	if ((n = ret = kb_store_marks_remove(s->store, s->row.id, unmarked_sha, "manual")) < 0)
+		return undo(s, ret);
+	if (!n)
+		return undo(s, kb_error(KB_EINVAL, "%.12s has no mark of yours: only the marks "
+					"of 'kbisect good', 'bad' and 'skip' can be taken back "
+					"(a test's marks are its evidence; 'kbisect log', edit, "
+					"'kbisect replay' rewrites any)", unmarked_sha));
+	if ((ret = kb_event_add(s->store, s->row.id, &e)) < 0 ||
+	    (!strcmp(s->row.state, "done") &&
+	     (ret = kb_store_session_finish(s->store, s->row.id, "active", NULL)) < 0) ||
+	    (ret = kb_store_commit(s->store)) < 0)
+		return undo(s, ret);
+	if (!strcmp(s->row.state, "done")) {
+		free(s->row.state);
+		s->row.state = kb_strdup("active");
+	}
 	return kb_session_refresh(s);
 }
 

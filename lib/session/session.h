@@ -170,9 +170,13 @@ int kb_session_next(struct kb_session *s, struct kb_next *next);
 int kb_session_run(struct kb_session *s);
 
 /* A manual mark of a revision ('g', 'b' or 's'); NULL rev = the commit to
- * test next. */
+ * test next.  A mark that contradicts the others is refused (KB_EINVAL),
+ * and the database is left as it was. */
 int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
+/* Take back the manual marks of a revision (recorded as an event); the
+ * marks of tests are not taken back.  KB_EINVAL when it has none. */
+int kb_session_unmark(struct kb_session *s, const char *rev, char *unmarked_sha);
 
 struct kb_build_result;
 /* Build (or find in the cache) the kernel of 'sha' for target 't', with the
