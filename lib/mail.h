@@ -2,24 +2,33 @@
  * mail.h - the parts of a report mail that come from a commit.
  *
  * The people a report about a commit goes to: its author and everyone in
- * its Signed-off-by, Reviewed-by, Acked-by, Tested-by and Reported-by
- * trailers, each once (by address, case-insensitively), in the order
- * they appear.  A name with a character that means something in an
- * address list (, ; : ( ) [ ] @ " \) is quoted, its quotes and backslashes
- * escaped ("Doe, \"JJ\" Jane" <jj@example.org>).  A value that could break
- * a mail header or add a recipient (a control character, no "<address>"
- * at its end, an address without '@' or with a blank or , ; : < > " ( ) [ ]
- * \ in it, a name with < or >) is left out.
+ * the Signed-off-by, Reviewed-by, Acked-by, Tested-by and Reported-by
+ * trailers of its trailer block (as git_message_trailers() finds it: the
+ * last paragraph of the message, not a line of the body that looks like
+ * one), each mapped through the repository's .mailmap, then each once (by
+ * address, case-insensitively), in the order they appear.  A name with a
+ * character that means something in an address list (, ; : ( ) [ ] @ " \)
+ * is quoted, its quotes and backslashes escaped ("Doe, \"JJ\" Jane"
+ * <jj@example.org>).  A value that could break a mail header or add a
+ * recipient (a control character, no "<address>" at its end, an address
+ * without '@' or with a blank or , ; : < > " ( ) [ ] \ in it, a name with
+ * < or >) is left out.  Names stay as written (UTF-8): kb_mail_format()
+ * encodes them for the header.
  */
 #ifndef KB_MAIL_H
 #define KB_MAIL_H
 
+#include <git2.h>
+
 #include "util.h"
 
 /* Add "Name <address>" for the author (may be NULL) and each person in
- * the trailers of 'message' to 'out', skipping addresses already in it.
- * Returns how many were added. */
-int kb_mail_people(const char *author, const char *message, struct kb_strv *out);
+ * the trailers of 'message' (a whole commit message: subject, body and
+ * trailer block) to 'out', each mapped through 'mailmap' first (may be
+ * NULL: none), skipping addresses already in it.  Returns how many were
+ * added. */
+int kb_mail_people(const char *author, const char *message, const git_mailmap *mailmap,
+		   struct kb_strv *out);
 
 /* The Subject of the report of a culprit: "[REGRESSION] SUBJECT: METRIC
  * +x.x%" ("SUBJECT" is the commit's, which names its subsystem; no
@@ -46,8 +55,27 @@ struct kb_mail {
  * 'mbox', after an mbox "From " line ('\n' line ends, body lines that
  * start with "From " get a '>').  An address or a header that would not
  * be one line: KB_EINVAL, nothing written.
+ *
+ * Headers are ASCII: the words of a Subject or of a display name that
+ * hold a byte above 0x7f (or look like an encoded word, "=?") are
+ * written as RFC 2047 encoded words, UTF-8 in "Q" encoding ("B" when
+ * most of their bytes are above 0x7f), each at most 69 characters and
+ * never cutting a character in two; the words between stay as they are.
+ * A display name that needs quotes (or holds a '.') is encoded whole, its
+ * address never.  A line longer than 78 characters is folded (line
+ * end, then the blank it was folded at) at the last blank that keeps it
+ * within 78, outside a quoted name and an address: between the words of
+ * a Subject or a name, between a name and its address.  To and Cc hold
+ * one address a line, as "To: a,\r\n b".
  */
 int kb_mail_format(const struct kb_mail *m, int mbox, struct kb_buf *out);
+
+/* 'text' as the value of a header, encoded and folded as kb_mail_format()
+ * does: 'person' 1 for one "Name <address>", 0 for unstructured text (a
+ * Subject); 'col' is where it starts on its line (the length of "Name: ").
+ * 'eol' ends a line before a fold. */
+void kb_mail_header_value(struct kb_buf *out, const char *text, int person, size_t col,
+			  const char *eol);
 
 /* The address of "Name <address>" (malloc'd), or NULL when it has none
  * usable in a header. */

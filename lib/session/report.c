@@ -24,21 +24,28 @@ json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
 }
 
 /* The people a report about the culprit 'o' goes to: its author and
- * those of its trailers ("people"). */
+ * those of its trailers ("people"), as the repository's .mailmap has
+ * them. */
 void kb_session_culprit_people(struct kb_session *s, json_t *o)
 {
 	const char *sha = json_string_value(json_object_get(o, "commit"));
 	struct kb_commit_info info;
 	struct kb_strv people = KB_STRV_INIT;
+	git_mailmap *mm = NULL;
 	json_t *a = json_array();
 	git_oid oid;
 	size_t i;
 
 	if (sha && git_oid_fromstr(&oid, sha) == 0 &&
 	    kb_repo_commit_info(s->repo, &oid, &info) == 0) {
-		kb_mail_people(info.author, info.message, &people);
+		/* no mailmap that can be read: the names as the commit has them */
+		if (git_mailmap_from_repository(&mm, s->repo) < 0)
+			mm = NULL;
+		kb_mail_people(info.author, info.message, mm, &people);
+		git_mailmap_free(mm);
 		kb_commit_info_release(&info);
 	}
+	git_error_clear();
 	kb_error_clear();
 	for (i = 0; i < people.n; i++)
 		json_array_append_new(a, json_string(people.v[i]));
