@@ -124,7 +124,10 @@ static void order_runs(struct kb_session *s)
 	free(byboot);
 }
 
-signed char *kb_perf_pairs(struct kb_session *s)
+/* The verification pair each machine of a pool measures (see struct
+ * kb_perf_in): as recorded, else machine m measures pair m % 2; malloc'd,
+ * one per machine. */
+static signed char *pairs_of(struct kb_session *s)
 {
 	size_t n = kb_spec_nmachines(&s->spec), i;
 	signed char *pair = kb_calloc(n, 1);
@@ -167,7 +170,7 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.machines = kb_spec_nmachines(&s->spec) > 1 ? (int)kb_spec_nmachines(&s->spec) : 0;
 	x->in.machine = -1;
 	if (kb_spec_nmachines(&s->spec) > 1)
-		x->in.pair_of = x->pairs = kb_perf_pairs(s);
+		x->in.pair_of = x->pairs = pairs_of(s);
 	order_runs(s);
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[s->run_order[i]];
@@ -191,8 +194,11 @@ static int build_input(struct kb_session *s, struct input *x)
 	return 0;
 }
 
-int kb_perf_decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
-		      size_t nbusy, const signed char *pairs, struct kb_perf_out *out)
+/* What machine 'machine' of a pool measures next (-1: the whole), with
+ * 'busy' under way elsewhere and the verification pair of each machine in
+ * 'pairs'. */
+static int decide_on(struct kb_session *s, int machine, const struct kb_perf_job *busy,
+		     size_t nbusy, const signed char *pairs, struct kb_perf_out *out)
 {
 	struct input x;
 	int ret;
@@ -338,7 +344,7 @@ int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *
 
 /* Revert 'culprit' on top of BAD into a commit object (no ref, no work
  * tree, no index of the user's is touched) and record it. */
-int kb_perf_make_revert(struct kb_session *s, const char *culprit)
+static int make_revert(struct kb_session *s, const char *culprit)
 {
 	git_oid oid, rev;
 	char hex[GIT_OID_HEXSZ + 1] = "-";
@@ -465,7 +471,7 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 		}
 		if (out.kind != KB_PERF_REVERT)
 			break;
-		if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+		if ((ret = make_revert(s, out.sha)) < 0 ||
 		    (ret = kb_session_refresh(s)) < 0)
 			return ret;
 	}
@@ -488,7 +494,7 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	struct kb_perf_job *busy = kb_calloc((size_t)n + in->nfree, sizeof(*busy));
 	struct kb_perf_out out;
 	size_t nbusy = 0, f;
-	signed char *pairs = kb_perf_pairs(s), *was = kb_calloc((size_t)n, 1);
+	signed char *pairs = pairs_of(s), *was = kb_calloc((size_t)n, 1);
 	unsigned char *retired = kb_calloc((size_t)n, 1);
 
 	*nout = 0;
@@ -512,11 +518,11 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 		goto out;
 	/* the whole first: finished, or a revert to make */
 	for (;;) {
-		if ((ret = kb_perf_decide_on(s, -1, busy, nbusy, pairs, &out)) < 0)
+		if ((ret = decide_on(s, -1, busy, nbusy, pairs, &out)) < 0)
 			goto out;
 		if (out.kind != KB_PERF_REVERT)
 			break;
-		if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+		if ((ret = make_revert(s, out.sha)) < 0 ||
 		    (ret = kb_session_refresh(s)) < 0)
 			goto out;
 	}
@@ -532,10 +538,10 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	s->steps_after = out.kind == KB_PERF_RUN ? steps_after(&out) : -1;
 	for (f = 0; f < in->nfree; f++) {
 		i = in->free[f];
-		if ((ret = kb_perf_decide_on(s, i, busy, nbusy, pairs, &out)) < 0)
+		if ((ret = decide_on(s, i, busy, nbusy, pairs, &out)) < 0)
 			goto out;
 		if (out.kind == KB_PERF_REVERT) {
-			if ((ret = kb_perf_make_revert(s, out.sha)) < 0 ||
+			if ((ret = make_revert(s, out.sha)) < 0 ||
 			    (ret = kb_session_refresh(s)) < 0)
 				goto out;
 			f--;
