@@ -2,7 +2,12 @@
 # The simulation suite: kbisect's performance bisection against a plain
 # bisection with k = 1 and k = 5 runs per commit, on generated histories of
 # 200 commits with merges.  Prints, per scenario, the rate of exact answers,
-# of confident wrong culprits and the mean number of runs.
+# of confident wrong culprits and of no-regression verdicts, and the mean
+# number of runs and of boots.  The scenarios after the first nine have
+# kernel-shaped noise: a machine whose speed changes during the session,
+# boots that differ more than runs do, a layout offset per commit.  With
+# 100 trials the whole takes about half an hour, most of it on the pool;
+# a substring selects scenarios (e.g. "boot spread", "slower", "layout").
 #
 #   sh tests/bench/sim.sh [TRIALS] [SCENARIO-SUBSTRING]
 set -e

@@ -1,10 +1,16 @@
 /*
  * The simulation suite: per scenario, the rate of exact culprits, of
- * confident wrong culprits, and the mean number of runs, for kbisect and
- * for a plain bisection with k = 1 and k = 5 runs per commit.  Then the
+ * confident wrong culprits and of no-regression verdicts, and the mean
+ * number of runs and of boots, for kbisect and for a plain bisection with
+ * k = 1 and k = 5 runs per commit.  Then the
  * same bisections on a pool: the wall time and accuracy of 1 machine, of
  * 4 alike, and of 4 that measure 2% apart each, every run taking the same
  * time and every boot as long as a run.
+ *
+ * After the first nine scenarios come those of kernel-shaped noise: a
+ * machine whose speed changes once or twice during the session (named by
+ * the runs it covers, in the session's count of runs), boots whose own
+ * offsets are larger than the run noise, and a layout offset per commit.
  *
  *   bench-sim [TRIALS] [SCENARIO-SUBSTRING]
  */
@@ -24,21 +30,114 @@ static const struct sim_scenario scenarios[] = {
 	{ "1% step, 1% noise", 200, { 0.01 }, 1, 0.01, NOISE_LOGNORMAL, 5 },
 	{ "5% step, 3% noise, drift", 200, { 0.05 }, 1, 0.03, NOISE_DRIFT, 5 },
 	{ "5% step, bimodal 2% noise", 200, { 0.05 }, 1, 0.02, NOISE_BIMODAL, 5 },
+
+	/*
+	 * Kernel-shaped noise.  A machine whose speed changes: with 5 runs a
+	 * boot, the calibration takes about the first 20 to 35 runs, the
+	 * probes run from there to about run 65 (8% step) or 95 (5%), the
+	 * verification follows (bench-sim prints where each begins, "cal"
+	 * and "ver@").
+	 */
+#define SLOW(pct, from, to) .speed = { { (pct) / 100.0, from, to } }
+	{ "5% step, 3% noise, 10% slower for the first 40 runs", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 0, 40) },
+	{ "5% step, 3% noise, 20% slower for the first 40 runs", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 0, 40) },
+	{ "8% step, 3% noise, 10% slower for the first 40 runs", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 0, 40) },
+	{ "8% step, 3% noise, 20% slower for the first 40 runs", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 0, 40) },
+	{ "8% step, 3% noise, 15% slower for the first 70 runs", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(15, 0, 70) },
+	{ "8% step, 3% noise, 15% faster for the first 70 runs", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(-15, 0, 70) },
+	{ "5% step, 3% noise, 10% slower from run 50 on", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 50, 0) },
+	{ "5% step, 3% noise, 20% slower from run 50 on", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 50, 0) },
+	{ "8% step, 3% noise, 10% slower from run 50 on", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 50, 0) },
+	{ "8% step, 3% noise, 20% slower from run 50 on", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 50, 0) },
+	{ "5% step, 3% noise, 10% slower from run 90 on", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 90, 0) },
+	{ "5% step, 3% noise, 20% slower from run 90 on", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 90, 0) },
+	{ "8% step, 3% noise, 10% slower from run 90 on", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 90, 0) },
+	{ "8% step, 3% noise, 20% slower from run 90 on", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 90, 0) },
+	{ "5% step, 3% noise, 10% slower for runs 30-90", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 30, 90) },
+	{ "5% step, 3% noise, 20% slower for runs 30-90", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 30, 90) },
+	{ "8% step, 3% noise, 10% slower for runs 30-90", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 30, 90) },
+	{ "8% step, 3% noise, 20% slower for runs 30-90", 200, { 0.08 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, SLOW(20, 30, 90) },
+	{ "8% step, 3% noise, 10% slower to run 40, 10% faster from 90", 200, { 0.08 }, 1,
+	  0.03, NOISE_LOGNORMAL, 5, .speed = { { 0.10, 0, 40 }, { -0.10, 90, 0 } } },
+#undef SLOW
+	/* a benchmark whose boots differ more than its runs do */
+	{ "3% step, 1% run noise, 1% boot spread", 200, { 0.03 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.01 },
+	{ "3% step, 1% run noise, 2% boot spread", 200, { 0.03 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.02 },
+	{ "3% step, 1% run noise, 3% boot spread", 200, { 0.03 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.03 },
+	{ "5% step, 1% run noise, 1% boot spread", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.01 },
+	{ "5% step, 1% run noise, 2% boot spread", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.02 },
+	{ "5% step, 1% run noise, 3% boot spread", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.03 },
+	{ "8% step, 1% run noise, 1% boot spread", 200, { 0.08 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.01 },
+	{ "8% step, 1% run noise, 2% boot spread", 200, { 0.08 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.02 },
+	{ "8% step, 1% run noise, 3% boot spread", 200, { 0.08 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.03 },
+	{ "no change, 1% run noise, 2% boot spread", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.02 },
+	{ "no change, 1% run noise, 3% boot spread", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.03 },
+	/* every commit's build with its own code layout */
+	{ "5% step, 1% noise, 1% layout offset per commit", 200, { 0.05 }, 1, 0.01,
+	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
+	{ "5% step, 3% noise, 1% layout offset per commit", 200, { 0.05 }, 1, 0.03,
+	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
+	/* all of it at once */
+	{ "5% step, 1% noise, 2% boots, 1% layout, 10% slower from 50", 200, { 0.05 }, 1, 0.01,
+	  NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .speed = { { 0.10, 50, 0 } },
+	  .layout_noise = 0.01 },
 };
+
+/* The width of the scenario column: the longest name shown. */
+static int name_width(int argc, char **argv)
+{
+	int w = 24;
+
+	for (size_t s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
+		if ((argc <= 2 || strstr(scenarios[s].name, argv[2])) &&
+		    (int)strlen(scenarios[s].name) > w)
+			w = (int)strlen(scenarios[s].name);
+	return w;
+}
 
 int main(int argc, char **argv)
 {
-	int trials = argc > 1 ? atoi(argv[1]) : 100;
+	int trials = argc > 1 ? atoi(argv[1]) : 100, nw = name_width(argc, argv);
 	size_t s;
 
-	printf("%-40s %8s %8s %8s %8s %8s | %8s %8s %8s | %8s %8s %8s\n", "scenario",
-	       "exact", "wrong", "runs", "warn", "all", "k1 exact", "k1 wrong", "k1 runs",
-	       "k5 exact", "k5 wrong", "k5 runs");
+	printf("%-*s %6s %6s %6s %6s %6s %5s %5s %6s %6s | %8s %8s %8s | %8s %8s %8s\n", nw,
+	       "scenario", "exact", "wrong", "noreg", "runs", "boots", "cal", "ver@", "warn",
+	       "all", "k1 exact", "k1 wrong", "k1 runs", "k5 exact", "k5 wrong", "k5 runs");
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
 		const struct sim_scenario *sc = &scenarios[s];
-		double ok = 0, wrong = 0, runs = 0, warned = 0, all = 0, n1[3] = { 0 },
-		       n5[3] = { 0 };
-		int t;
+		double ok = 0, wrong = 0, noreg = 0, runs = 0, boots = 0, cal = 0, ver = 0,
+		       warned = 0, all = 0, n1[3] = { 0 }, n5[3] = { 0 };
+		int t, ncal = 0, nver = 0;
+		char cbuf[16], vbuf[16];
 
 		if (argc > 2 && !strstr(sc->name, argv[2]))
 			continue;
@@ -49,7 +148,17 @@ int main(int argc, char **argv)
 			ok += r.verdict_ok;
 			all += r.all_found;
 			wrong += r.wrong_confident;
+			noreg += !strcmp(r.verdict, "no-regression");
 			runs += r.runs;
+			boots += r.boots;
+			if (r.cal_runs >= 0) {
+				cal += r.cal_runs;
+				ncal++;
+			}
+			if (r.verify_at >= 0) {
+				ver += r.verify_at;
+				nver++;
+			}
 			warned += sc->model == NOISE_WARMUP ? r.warmup_warned :
 				  sc->neffects > 1 ? r.partial_or_multiple : 0;
 			sim_naive(sc, (uint64_t)t + 1, 1, &r);
@@ -61,15 +170,18 @@ int main(int argc, char **argv)
 			n5[1] += r.wrong_confident;
 			n5[2] += r.runs;
 		}
-		printf("%-40s %7.0f%% %7.0f%% %8.0f %7.0f%% %7.0f%% | %7.0f%% %7.0f%% %8.0f | "
-		       "%7.0f%% %7.0f%% %8.0f\n",
-		       sc->name, 100 * ok / trials, 100 * wrong / trials, runs / trials,
+		printf("%-*s %5.0f%% %5.0f%% %5.0f%% %6.0f %6.1f %5s %5s %5.0f%% %5.0f%% | "
+		       "%7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f\n", nw,
+		       sc->name, 100 * ok / trials, 100 * wrong / trials, 100 * noreg / trials,
+		       runs / trials, boots / trials,
+		       ncal ? (snprintf(cbuf, sizeof(cbuf), "%.0f", cal / ncal), cbuf) : "-",
+		       nver ? (snprintf(vbuf, sizeof(vbuf), "%.0f", ver / nver), vbuf) : "-",
 		       100 * warned / trials, 100 * all / trials,
 		       100 * n1[0] / trials, 100 * n1[1] / trials, n1[2] / trials,
 		       100 * n5[0] / trials, 100 * n5[1] / trials, n5[2] / trials);
 		fflush(stdout);
 	}
-	printf("\n%-40s %8s %8s %8s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", "on a pool",
+	printf("\n%-*s %8s %8s %8s | %8s %8s %8s %6s | %8s %8s %8s %6s\n", nw, "on a pool",
 	       "1 exact", "1 wrong", "1 time", "4 exact", "4 wrong", "4 time", "4/1",
 	       "4x exact", "4x wrong", "4x time", "4x/1");
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
@@ -90,8 +202,8 @@ int main(int argc, char **argv)
 				acc[k][1] += r.wrong_confident;
 				acc[k][2] += r.time;
 			}
-		printf("%-40s %7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f %6.2f | %7.0f%% "
-		       "%7.0f%% %8.0f %6.2f\n", sc->name,
+		printf("%-*s %7.0f%% %7.0f%% %8.0f | %7.0f%% %7.0f%% %8.0f %6.2f | %7.0f%% "
+		       "%7.0f%% %8.0f %6.2f\n", nw, sc->name,
 		       100 * acc[0][0] / trials, 100 * acc[0][1] / trials, acc[0][2] / trials,
 		       100 * acc[1][0] / trials, 100 * acc[1][1] / trials, acc[1][2] / trials,
 		       acc[0][2] ? acc[1][2] / acc[0][2] : 0,
@@ -100,8 +212,10 @@ int main(int argc, char **argv)
 		fflush(stdout);
 	}
 	printf("exact: the verdict named the (largest) culprit, or no-regression when "
-	       "there is none; wrong: a culprit named that is not one;\nruns: mean runs "
-	       "per bisection; warn: a warm-up warning (warm-up scenario) or a partial/"
+	       "there is none; wrong: a culprit named that is not one;\nnoreg: a "
+	       "no-regression verdict; runs, boots: mean runs and boots per bisection;\n"
+	       "cal: mean runs before the first probe; ver@: mean runs before the "
+	       "verification of a culprit\n(over the trials that got there); warn: a warm-up warning (warm-up scenario) or a partial/"
 	       "multiple\nwarning (two steps); all: every culprit named; k1, k5: a plain "
 	       "bisection with 1 or 5 runs\nper commit and a threshold halfway between "
 	       "GOOD and BAD;\n1, 4: one machine, four alike; 4x: four, machine m measuring "

@@ -23,8 +23,13 @@ struct world {
 	char good[41], revert[41], revert_of[41];
 	int revert_made;
 	uint64_t rng;
-	long clock;           /* runs so far, for drift */
+	long clock;           /* runs so far, for drift and the machine's speed */
 	int boot;             /* global boot counter */
+	/* the noise added on top of the scenario's model, each from a stream
+	 * of its own so that the samples of 'model' stay as they are */
+	uint64_t rng_boot;    /* boot offsets */
+	double boot_off;      /* the offset of the boot under way */
+	uint64_t layout_seed; /* commits' layout offsets */
 };
 
 static void world_init(struct world *w, const struct sim_scenario *sc, uint64_t seed)
@@ -36,6 +41,8 @@ static void world_init(struct world *w, const struct sim_scenario *sc, uint64_t 
 	memset(w, 0, sizeof(*w));
 	w->sc = sc;
 	w->rng = seed * 7919 + 17;
+	w->rng_boot = seed * 104729 + 31;
+	w->layout_seed = seed * 1299709 + 43;
 	w->n = random_dag(&w->g, sc->commits, 10, seed);
 	w->level = kb_calloc(w->n, sizeof(*w->level));
 	w->sha = kb_calloc(w->n, sizeof(*w->sha));
@@ -80,7 +87,42 @@ static void world_free(struct world *w)
 	free(w->psha);
 }
 
-static double level_of(struct world *w, const char *sha)
+/* The layout offset of the build of 'sha': a function of the trial's
+ * seed and the commit alone, the same every time the commit is built. */
+static double layout_of(const struct world *w, const char *sha)
+{
+	uint64_t h = 0xcbf29ce484222325ULL ^ w->layout_seed;
+
+	if (!w->sc->layout_noise)
+		return 0;
+	for (const char *p = sha; *p; p++)
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+	return kb_rand_normal(&h) * w->sc->layout_noise;
+}
+
+/* The machine's speed, as a log factor, for the run at 't' in the
+ * session's running count of runs. */
+static double speed_at(const struct sim_scenario *sc, long t)
+{
+	double z = 0;
+
+	for (int k = 0; k < 2; k++) {
+		const struct sim_speed *sp = &sc->speed[k];
+
+		if (sp->change && t >= sp->from && (!sp->to || t < sp->to))
+			z += log1p(sp->change);
+	}
+	return z;
+}
+
+/* A new boot: its own offset. */
+static void boot_start(struct world *w)
+{
+	w->boot_off = w->sc->boot_noise ? kb_rand_normal(&w->rng_boot) * w->sc->boot_noise : 0;
+}
+
+/* The level of the commit 'sha': its steps, without its layout offset. */
+static double steps_of(struct world *w, const char *sha)
 {
 	size_t i;
 
@@ -102,12 +144,21 @@ static double level_of(struct world *w, const char *sha)
 	return 0;
 }
 
-/* One run's value: base 100 * exp(level + noise). */
+/* The true log level of the commit 'sha', its layout offset included. */
+static double level_of(struct world *w, const char *sha)
+{
+	return steps_of(w, sha) + layout_of(w, sha);
+}
+
+/* One run's value: base 100 * exp(level + noise), in the boot begun by
+ * the latest boot_start(). */
 static double sample(struct world *w, const char *sha, int run)
 {
 	const struct sim_scenario *sc = w->sc;
-	double l = level_of(w, sha), z = kb_rand_normal(&w->rng) * sc->noise, v;
+	double l = steps_of(w, sha), z = kb_rand_normal(&w->rng) * sc->noise, v;
 
+	/* the noise on top of the model */
+	z += layout_of(w, sha) + w->boot_off + speed_at(sc, w->clock);
 	w->clock++;
 	switch (sc->model) {
 	case NOISE_OUTLIERS:
@@ -184,6 +235,7 @@ static void score(struct world *w, json_t *v, struct sim_result *r)
 	if (sc->neffects && named[largest(sc)] &&
 	    (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
 		r->exact = 1;
+	r->named = sc->neffects && named[largest(sc)];
 	r->all_found = sc->neffects > 0;
 	for (int e = 0; e < sc->neffects; e++)
 		if (!named[e])
@@ -219,6 +271,7 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 	int guard = 0;
 
 	memset(r, 0, sizeof(*r));
+	r->cal_runs = r->verify_at = -1;
 	world_init(&w, sc, seed);
 	memset(&in, 0, sizeof(in));
 	in.g = &w.g;
@@ -278,6 +331,12 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 			}
 			if (out.kind == KB_PERF_WAIT || (m < 0 && machines > 1))
 				continue;
+			/* where the phases begin, in runs taken */
+			if (r->cal_runs < 0 && out.role && !strcmp(out.role, "probe"))
+				r->cal_runs = r->runs;
+			if (r->verify_at < 0 && out.role && (!strcmp(out.role, "parent") ||
+							     !strcmp(out.role, "culprit")))
+				r->verify_at = r->runs;
 			/* the machine starts a boot: it ends after its runs and as
 			 * long again as one run for the boot */
 			m = m < 0 ? 0 : m;
@@ -315,11 +374,18 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 					node = (long)i;
 			o = kb_perf_obs_get(&obs, &nobs, &alloc, jb.j.sha, node);
 			w.boot++;
+			boot_start(&w);
+			if (getenv("SIM_TRACE") && (sc->boot_noise || sc->speed[0].change))
+				fprintf(stderr, "  boot %d %.6s runs %ld..%ld offset %.4f speed "
+					"%.4f..%.4f\n", w.boot, jb.j.sha + 34, w.clock,
+					w.clock + jb.runs - 1, w.boot_off, speed_at(sc, w.clock),
+					speed_at(sc, w.clock + jb.runs - 1));
 			for (int run = 1; run <= jb.runs; run++)
 				kb_perf_obs_add_on(o, jb.j.machine, w.boot, run,
 						   sample(&w, jb.j.sha, run) *
 						   exp(spread * jb.j.machine), order++);
 			r->runs += jb.runs;
+			r->boots++;
 			in.obs = obs;
 			in.nobs = nobs;
 		}
@@ -347,10 +413,12 @@ out:
 	free(working);
 }
 
+/* The mean of k runs of 'sha', in one boot of its own. */
 static double mean_of(struct world *w, const char *sha, int k)
 {
 	double s = 0;
 
+	boot_start(w);
 	for (int i = 0; i < k; i++)
 		s += sample(w, sha, i + 1);
 	return s / k;
@@ -368,6 +436,8 @@ void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_r
 	marks = kb_calloc(w.n, 1);
 	thr = (mean_of(&w, w.good, k) + mean_of(&w, w.sha[0], k)) / 2;
 	r->runs = 2 * k;
+	r->boots = 2;
+	r->cal_runs = r->verify_at = -1;
 	for (;;) {
 		if (kb_bisect_next(&w.g, 0, marks, seed, &next) < 0)
 			break;
@@ -376,6 +446,7 @@ void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_r
 		marks[next.commit] = mean_of(&w, w.sha[next.commit], k) > thr ?
 			KB_MARK_BAD : KB_MARK_GOOD;
 		r->runs += k;
+		r->boots++;
 		kb_next_release(&next);
 	}
 	snprintf(r->verdict, sizeof(r->verdict), "culprit");

@@ -17,25 +17,64 @@ enum sim_noise {
 	NOISE_BIMODAL,    /* two modes, 50/50, 2 noise widths apart */
 };
 
+/*
+ * A stretch of the session during which the machine runs at another speed:
+ * every run whose place in the session's running count of runs (all
+ * commits, all machines, counted from 0: the wall time) is in [from, to)
+ * measures 'change' more, relatively (worse is larger: 0.20 is 20% slower,
+ * -0.15 15% faster).  to 0: to the end of the session.  change 0: none.
+ * The first speed change is at 'from' (none when it is 0), the second at
+ * 'to'.
+ */
+struct sim_speed {
+	double change;
+	long from, to;
+};
+
+/*
+ * A scenario.  'model' is one of the noise models above; the fields after
+ * runs_per_boot add noise of other kinds on top of it, each independently
+ * of the others and of 'model', so that any of them may be combined (left
+ * 0, they add nothing, and the samples are those of 'model' alone).  Each
+ * is drawn from a random stream of its own, seeded by the trial's seed.
+ */
 struct sim_scenario {
 	const char *name;
 	size_t commits;
 	double effects[4];   /* relative level steps, worse is larger: 0.05 = 5% */
 	int neffects;
-	double noise;        /* lognormal sigma: 0.03 = 3% */
+	double noise;        /* lognormal sigma of each run: 0.03 = 3% */
 	enum sim_noise model;
 	int runs_per_boot;
+	/* each boot's own offset (memory layout, page cache, frequency, the
+	 * state a reboot leaves): lognormal sigma, shared by the runs of the
+	 * boot, drawn afresh for every boot */
+	double boot_noise;
+	/* the machine's speed changing with time: up to two stretches */
+	struct sim_speed speed[2];
+	/* each commit's own build (code layout): a lognormal offset with this
+	 * sigma, fixed for the commit over the whole session and not
+	 * inherited by its children, so that a commit that changes nothing
+	 * may measure apart from its parent; GOOD and the revert have one
+	 * of their own too */
+	double layout_noise;
 };
 
 struct sim_result {
 	int exact;           /* named exactly the (largest) culprit */
 	int all_found;       /* named every culprit */
 	int wrong_confident; /* named a commit that is no culprit */
+	int named;           /* the (largest) culprit among the verdict's
+			      * culprits, confirmed or not (inconclusive) */
 	int verdict_ok;      /* the verdict kind expected for the scenario */
 	int warmup_warned;
 	int partial_or_multiple;
 	int machines_warned; /* a pool: machines measured apart, scaled */
 	long runs;
+	long boots;          /* boots per bisection */
+	long cal_runs;       /* runs before the first probe (-1: none) */
+	long verify_at;      /* runs before the first boot of the verification
+			      * (parent or culprit; -1: none) */
 	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];
 	char reason[200];   /* why, when the verdict names no culprit */
