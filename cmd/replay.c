@@ -7,9 +7,11 @@
 
 static const struct kb_cmd_help help = {
 	"replay", "FILE [options]",
-	"Rebuild a session from a log written by 'kbisect log'.",
+	"Rebuild a session from a log written by 'kbisect log' or 'git bisect log'.",
 	"The runs and marks of the log are recorded as they were; nothing is\n"
 	"run.  'kbisect report' shows the result, 'kbisect resume' continues.\n"
+	"A log of 'git bisect log' (its start, good, bad and skip lines, with its\n"
+	"terms; comments are passed over) becomes a session to mark by hand.\n"
 	"FILE - reads the log from standard input."
 };
 

@@ -133,8 +133,7 @@ int cmd_start(int argc, char **argv)
 		goto out_usage;
 	}
 	if (!bench && !command)
-		command = "echo 'this session has no test: mark commits with kbisect "
-			  "good|bad|skip' >&2; exit 200";
+		command = KB_MANUAL_COMMAND;
 	if (strcmp(build_ahead, "auto") && strcmp(build_ahead, "on") && strcmp(build_ahead, "off")) {
 		ret = kb_usage_error(&help, "--build-ahead is auto, on or off");
 		goto out_usage;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "session_int.h"
 
 int kb_split_words(const char *line, struct kb_strv *out)
 {
@@ -335,6 +335,222 @@ static int replay_revert(struct kb_store *store, git_repository *repo, int64_t s
 	return kb_store_revert_add(store, session, w->v[1], applied ? hex : NULL);
 }
 
+/* A comment of a git bisect log: "# TERM: [SHA] SUBJECT". */
+static void git_comment(struct kb_session *s, struct kb_buf *out, const char *term,
+			const char *sha)
+{
+	char *subject = kb_session_subject(s, sha), *nl;
+
+	while ((nl = strpbrk(subject, "\r\n")))
+		*nl = ' ';
+	kb_buf_addf(out, "# %s: [%s] %s\n", term, sha, subject);
+	free(subject);
+}
+
+int kb_session_log_git(struct kb_session *s, struct kb_buf *out)
+{
+	struct kb_next next;
+	size_t i;
+
+	/* 'git bisect replay' reads every word in single quotes */
+	kb_buf_adds(out, "git bisect start");
+	if (s->spec.first_parent)
+		kb_buf_adds(out, " '--first-parent'");
+	kb_buf_addch(out, ' ');
+	kb_buf_add_quoted(out, s->spec.bad_sha, 0);
+	for (i = 0; i < s->spec.good_shas.n; i++) {
+		kb_buf_addch(out, ' ');
+		kb_buf_add_quoted(out, s->spec.good_shas.v[i], 0);
+	}
+	if (s->spec.paths.n)
+		kb_buf_adds(out, " '--'");
+	for (i = 0; i < s->spec.paths.n; i++) {
+		kb_buf_addch(out, ' ');
+		kb_buf_add_quoted(out, s->spec.paths.v[i], 0);
+	}
+	kb_buf_addch(out, '\n');
+	for (i = 0; i < s->nmark_rows; i++) {
+		const char *term = kb_mark_name(s->mark_rows[i].mark);
+
+		git_comment(s, out, term, s->mark_rows[i].sha);
+		kb_buf_addf(out, "git bisect %s %s\n", term, s->mark_rows[i].sha);
+	}
+	if (kb_session_next(s, &next) == 0 && next.kind == KB_NEXT_FOUND) {
+		char hex[GIT_OID_HEXSZ + 1];
+
+		git_oid_tostr(hex, sizeof(hex), &s->dag.oid[next.commit]);
+		git_comment(s, out, "first bad commit", hex);
+	}
+	kb_next_release(&next);
+	kb_error_clear();
+	return 0;
+}
+
+/* The words of a line of a git bisect log after "git bisect" (or
+ * "git-bisect"), or 0 when it is not such a line. */
+static int git_words(const char *line, struct kb_strv *w)
+{
+	const char *p = line + strspn(line, " \t");
+
+	if (!strncmp(p, "git bisect", 10))
+		p += 10;
+	else if (!strncmp(p, "git-bisect", 10))
+		p += 10;
+	else
+		return 0;
+	if (*p && *p != ' ' && *p != '\t')
+		return 0;
+	return kb_split_words(p, w) == 0 && w->n ? 1 : -1;
+}
+
+/* The mark a word of a git bisect log stands for (its terms, or git's
+ * default ones), or 0. */
+static char git_mark(const char *word, const char *term_old, const char *term_new)
+{
+	if (!strcmp(word, term_new) || !strcmp(word, "bad") || !strcmp(word, "new"))
+		return KB_MARK_BAD;
+	if (!strcmp(word, term_old) || !strcmp(word, "good") || !strcmp(word, "old"))
+		return KB_MARK_GOOD;
+	if (!strcmp(word, "skip"))
+		return KB_MARK_SKIP;
+	return 0;
+}
+
+/*
+ * A log of 'git bisect log': its start and marks become a session to mark
+ * by hand (no test).  The range is the start's revisions, or else the
+ * first bad commit and the good ones marked before the range was known;
+ * the marks after that are recorded as marks.
+ */
+static int replay_git(struct kb_store *store, git_repository *repo, const char *repo_path,
+		      const char *text, const char *origin, int64_t *id)
+{
+	struct kb_spec spec;
+	struct kb_strv marks = KB_STRV_INIT; /* "M SHA", in order */
+	const char *p = text;
+	char term_old[64] = "good", term_new[64] = "bad";
+	int line = 0, ret = 0, started = 0;
+	size_t i, j;
+
+	kb_spec_init(&spec);
+	spec.repo = kb_strdup(repo_path);
+	while (*p && !ret) {
+		size_t len = strcspn(p, "\n");
+		char *l = kb_strndup(p, len);
+		struct kb_strv w = KB_STRV_INIT;
+		int k;
+
+		line++;
+		p += len + (p[len] == '\n');
+		k = l[strspn(l, " \t")] == '#' ? 0 : git_words(l, &w);
+		if (k < 0) {
+			ret = line_err(origin, line, "not a line of a git bisect log");
+		} else if (!k) {
+			if (l[strspn(l, " \t")] && l[strspn(l, " \t")] != '#')
+				ret = line_err(origin, line, "not a line of a git bisect log");
+		} else if (!strcmp(w.v[0], "start")) {
+			int dashes = 0;
+
+			if (started)
+				ret = line_err(origin, line, "a second 'git bisect start'");
+			started = 1;
+			for (i = 1; !ret && i < w.n; i++) {
+				const char *a = w.v[i];
+
+				if (dashes)
+					kb_strv_push(&spec.paths, a);
+				else if (!strcmp(a, "--"))
+					dashes = 1;
+				else if (!strcmp(a, "--first-parent"))
+					spec.first_parent = 1;
+				else if (!strcmp(a, "--no-checkout"))
+					;
+				else if (!strncmp(a, "--term-old=", 11) || !strncmp(a, "--term-good=", 12))
+					snprintf(term_old, sizeof(term_old), "%s", strchr(a, '=') + 1);
+				else if (!strncmp(a, "--term-new=", 11) || !strncmp(a, "--term-bad=", 11))
+					snprintf(term_new, sizeof(term_new), "%s", strchr(a, '=') + 1);
+				else if (a[0] == '-')
+					ret = line_err(origin, line, "an option of 'git bisect start' "
+						       "kbisect does not know");
+				else if (!spec.bad_spec)
+					spec.bad_spec = kb_strdup(a);
+				else
+					kb_strv_push(&spec.good_specs, a);
+			}
+		} else if (!strcmp(w.v[0], "terms") || !strcmp(w.v[0], "log") ||
+			   !strcmp(w.v[0], "visualize") || !strcmp(w.v[0], "view")) {
+			;
+		} else if (!started) {
+			ret = line_err(origin, line, "'git bisect start' must come first");
+		} else if (!git_mark(w.v[0], term_old, term_new)) {
+			ret = line_err(origin, line, "a command of git bisect that kbisect cannot "
+				       "replay");
+		} else {
+			char m = git_mark(w.v[0], term_old, term_new);
+
+			if (w.n < 2)
+				ret = line_err(origin, line, "a mark needs a commit");
+			for (i = 1; !ret && i < w.n; i++) {
+				git_oid oid;
+				char hex[GIT_OID_HEXSZ + 1];
+
+				if (kb_repo_resolve(repo, w.v[i], &oid) < 0) {
+					ret = line_err(origin, line, "a mark of an unknown commit");
+					break;
+				}
+				git_oid_tostr(hex, sizeof(hex), &oid);
+				/* the range, while the start did not give it */
+				if (m == KB_MARK_BAD && !spec.bad_spec)
+					spec.bad_spec = kb_strdup(hex);
+				else if (m == KB_MARK_GOOD && (!spec.bad_spec || !spec.good_specs.n) &&
+					 !marks.n)
+					kb_strv_push(&spec.good_specs, hex);
+				else
+					kb_strv_pushf(&marks, "%c %s", m, hex);
+			}
+		}
+		kb_strv_clear(&w);
+		free(l);
+	}
+	if (!ret && (!spec.bad_spec || !spec.good_specs.n))
+		ret = kb_error(KB_EINVAL, "%s: the log knows no bad and good commit: nothing "
+			       "to replay", origin);
+	if (!ret)
+		ret = kb_bench_from_command(&spec.bench, KB_MANUAL_COMMAND);
+	kb_spec_add_machine(&spec, NULL, "local");
+	spec.build = kb_strdup("none");
+	if (!ret && (ret = kb_spec_check(&spec, repo)) == 0 &&
+	    (ret = kb_store_begin(store)) == 0) {
+		ret = kb_session_insert(store, &spec, id);
+		for (j = 0; !ret && j < marks.n; j++)
+			ret = kb_store_mark_add(store, *id, marks.v[j] + 2, marks.v[j][0], "replay",
+						0);
+		if (!ret)
+			ret = kb_store_commit(store);
+		if (ret)
+			kb_store_rollback(store);
+	}
+	kb_strv_clear(&marks);
+	kb_spec_release(&spec);
+	return ret;
+}
+
+/* Is 'text' a git bisect log (its first line that is no comment)? */
+static int is_git_log(const char *text)
+{
+	const char *p = text;
+
+	while (*p) {
+		const char *q = p + strspn(p, " \t");
+		size_t len = strcspn(p, "\n");
+
+		if (*q != '#' && *q != '\n' && *q)
+			return !strncmp(q, "git bisect", 10) || !strncmp(q, "git-bisect", 10);
+		p += len + (p[len] == '\n');
+	}
+	return 0;
+}
+
 int kb_session_replay(struct kb_store *store, git_repository *repo,
 		      const char *repo_path, const char *text, const char *origin,
 		      int64_t *id)
@@ -343,6 +559,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 	const char *p = text;
 	int line = 0, ret = 0, started = 0, have_bench = 0;
 
+	if (is_git_log(text))
+		return replay_git(store, repo, repo_path, text, origin, id);
 	kb_spec_init(&spec);
 	spec.repo = kb_strdup(repo_path);
 	if ((ret = kb_store_begin(store)) < 0)

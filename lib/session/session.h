@@ -19,6 +19,10 @@
 #include "store.h"
 #include "target.h"
 
+/* The test of a session that has none: its commits are marked by hand. */
+#define KB_MANUAL_COMMAND "echo 'this session has no test: mark commits with kbisect " \
+			  "good|bad|skip' >&2; exit 200"
+
 /* What 'kbisect start' was asked to do; stored as JSON in the database. */
 struct kb_spec {
 	char *kind;             /* "bisect", or "compare" (GOOD = A, BAD = B) */
@@ -202,8 +206,14 @@ int kb_split_words(const char *line, struct kb_strv *out);
 
 /* The replayable log as text. */
 int kb_session_log(struct kb_session *s, struct kb_buf *out);
+/* The session as a log of 'git bisect log' ('git bisect replay' takes it):
+ * the start with the range, every mark, and the first bad commit once
+ * the marks say it. */
+int kb_session_log_git(struct kb_session *s, struct kb_buf *out);
 
-/* Rebuild a session from a log's text (a new active session). */
+/* Rebuild a session from a log's text (a new active session): a log of
+ * 'kbisect log', or one of 'git bisect log' (its start and marks, for
+ * marking by hand; comments and 'terms' lines are passed over). */
 int kb_session_replay(struct kb_store *store, git_repository *repo,
 		      const char *repo_path, const char *text, const char *origin,
 		      int64_t *id);
