@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dag.h"
 #include "run.h"
 #include "util.h"
 #include "worktree.h"
@@ -22,25 +23,8 @@ void kb_build_localversion(char out[20], const char *sha)
 
 int kb_is_kernel_tree(git_repository *repo, const git_oid *commit)
 {
-	git_commit *c;
-	git_tree *t;
-	git_tree_entry *e;
-	int yes = 0;
-
-	if (git_commit_lookup(&c, repo, commit) < 0)
-		return 0;
-	if (git_commit_tree(&t, c) == 0) {
-		if (git_tree_entry_bypath(&e, t, "arch/x86/Kconfig") == 0) {
-			git_tree_entry_free(e);
-			if (git_tree_entry_bypath(&e, t, "scripts/kconfig/Makefile") == 0) {
-				git_tree_entry_free(e);
-				yes = 1;
-			}
-		}
-		git_tree_free(t);
-	}
-	git_commit_free(c);
-	return yes;
+	return kb_repo_has_path(repo, commit, "arch/x86/Kconfig") &&
+	       kb_repo_has_path(repo, commit, "scripts/kconfig/Makefile");
 }
 
 static void hash_hex(char out[41], const char *data, size_t len)

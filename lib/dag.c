@@ -523,3 +523,26 @@ out:
 	git_commit_free(bad);
 	return ret;
 }
+
+int kb_repo_has_path(git_repository *repo, const git_oid *commit, const char *path)
+{
+	git_commit *c;
+	git_tree *t;
+	git_tree_entry *e;
+	int yes = 0;
+
+	if (git_commit_lookup(&c, repo, commit) < 0) {
+		git_error_clear();
+		return 0;
+	}
+	if (git_commit_tree(&t, c) == 0) {
+		if (git_tree_entry_bypath(&e, t, path) == 0) {
+			git_tree_entry_free(e);
+			yes = 1;
+		}
+		git_tree_free(t);
+	}
+	git_commit_free(c);
+	git_error_clear();
+	return yes;
+}

@@ -38,6 +38,10 @@ int kb_repo_open(git_repository **out, const char *path);
  */
 int kb_repo_resolve(git_repository *repo, const char *spec, git_oid *out);
 
+/* Does the tree of 'commit' have 'path' (relative to its top)?  0 when it
+ * does not or cannot be read. */
+int kb_repo_has_path(git_repository *repo, const git_oid *commit, const char *path);
+
 /* One-line facts about a commit, for reports.  Strings are malloc'd. */
 struct kb_commit_info {
 	char *subject;

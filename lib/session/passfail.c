@@ -31,7 +31,10 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 			 * the first one (git bisect run refuses it too). */
 			snprintf(why, len, "the test exited with %d: the command "
 				 "was not found or could not be executed (126 and "
-				 "127 stop a bisection)", res->exit_status);
+				 "127 stop a bisection); it runs in kbisect's own work "
+				 "tree of the commit, not in yours: a script the "
+				 "commits do not have goes by its absolute path",
+				 res->exit_status);
 			return 0;
 		}
 		if (res->exit_status < 128)
