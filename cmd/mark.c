@@ -4,10 +4,18 @@
 #include "cmd.h"
 
 static const struct kb_cmd_help helps[] = {
-	{ "good", "[REV] [options]", "Mark a commit good (default: the one to test next).", NULL },
-	{ "bad", "[REV] [options]", "Mark a commit bad (default: the one to test next).", NULL },
-	{ "skip", "[REV] [options]",
-	  "Mark a commit untestable (default: the one to test next).", NULL },
+	{ "good", "[REV...] [options]",
+	  "Mark commits good (default: the one to test next).",
+	  "A REV is a commit, or a range A..B of the commits B has and A has not.\n"
+	  "All of them are marked, or none when one is refused." },
+	{ "bad", "[REV...] [options]",
+	  "Mark commits bad (default: the one to test next).",
+	  "A REV is a commit, or a range A..B of the commits B has and A has not.\n"
+	  "All of them are marked, or none when one is refused." },
+	{ "skip", "[REV...] [options]",
+	  "Mark commits untestable (default: the one to test next).",
+	  "A REV is a commit, or a range A..B of the commits B has and A has not\n"
+	  "(git bisect skip v2.5..v2.6).  All of them are marked, or none." },
 	{ "unmark", "REV [options]",
 	  "Take back the marks you gave a commit with good, bad or skip.",
 	  "The marks that tests gave stay: they are the session's evidence.  To\n"
@@ -24,6 +32,8 @@ int cmd_mark(int argc, char **argv)
 	const struct kb_cmd_help *h = &helps[argv[0][0] == 'g' ? 0 : argv[0][0] == 'b' ? 1 :
 					     argv[0][0] == 's' ? 2 : 3];
 	int unmark = argv[0][0] == 'u';
+	struct kb_strv marked = KB_STRV_INIT;
+	size_t i;
 	struct kb_session s;
 	struct kb_next next;
 	char sha[GIT_OID_HEXSZ + 1];
@@ -34,8 +44,8 @@ int cmd_mark(int argc, char **argv)
 			ret = 0;
 		goto out;
 	}
-	if (args.n > 1 || (unmark && args.n != 1)) {
-		ret = kb_usage_error(h, unmark ? "needs one REV" : "takes at most one REV");
+	if (unmark && args.n != 1) {
+		ret = kb_usage_error(h, "needs one REV");
 		goto out;
 	}
 	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
@@ -44,7 +54,8 @@ int cmd_mark(int argc, char **argv)
 		goto out;
 	}
 	if ((unmark ? kb_session_unmark(&s, args.v[0], sha) :
-		      kb_session_mark(&s, args.n ? args.v[0] : NULL, h->name[0], sha)) < 0 ||
+		      kb_session_mark_revs(&s, (const char *const *)args.v, args.n, h->name[0],
+					   &marked)) < 0 ||
 	    kb_session_next(&s, &next) < 0) {
 		ret = kb_fail(h->name);
 		kb_session_release(&s);
@@ -52,8 +63,8 @@ int cmd_mark(int argc, char **argv)
 	}
 	if (unmark)
 		printf("unmarked %s\n", sha);
-	else
-		printf("marked %s %s\n", sha, h->name);
+	for (i = 0; i < marked.n; i++)
+		printf("marked %s %s\n", marked.v[i], h->name);
 	if (next.kind == KB_NEXT_TEST) {
 		git_oid_tostr(sha, sizeof(sha), &s.dag.oid[next.commit]);
 		printf("next: %s (%zu candidates left, roughly %d steps)\n", sha,
@@ -66,6 +77,7 @@ int cmd_mark(int argc, char **argv)
 	kb_next_release(&next);
 	kb_session_release(&s);
 out:
+	kb_strv_clear(&marked);
 	kb_strv_clear(&args);
 	kb_ctx_release(&c);
 	return ret;

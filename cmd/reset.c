@@ -5,7 +5,8 @@
 static const struct kb_cmd_help help = {
 	"reset", "[options]",
 	"End the session and remove its work trees and run directories.",
-	"The database keeps the ended session's runs and marks for the record."
+	"The database keeps the ended session's runs and marks for the record.\n"
+	"Once the session has ended there is nothing to do, and it exits with 0."
 };
 
 int cmd_reset(int argc, char **argv)
@@ -17,8 +18,20 @@ int cmd_reset(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
-	if ((ret = kb_open_session(&c, &s, KB_STORE_LOCK, 0, "reset")))
-		return ret;
+	/* a session ended already: as 'git bisect reset' does when there is
+	 * no bisection, nothing to do, and no error */
+	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
+	    kb_session_open(&s, c.store, c.statedir, 0) < 0) {
+		if (c.store && kb_error_code() == KB_ENOSESSION) {
+			fprintf(stderr, "kbisect: no session in progress: nothing to reset\n");
+			kb_error_clear();
+			kb_ctx_release(&c);
+			return 0;
+		}
+		kb_ctx_release(&c);
+		return kb_fail("reset");
+	}
+	s.guest_init = kb_guest_init();
 	/* say what is cleaned up: VMs, volumes, files on a host */
 	s.progress = &kb_stderr_progress;
 	if (kb_session_end(&s) < 0)

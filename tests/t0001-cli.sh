@@ -100,8 +100,8 @@ test_expect_success 'missing or extra arguments exit 2' '
 	test_expect_code 2 "$KBISECT" replay 2>err &&
 	grep "^kbisect replay: needs one FILE" err &&
 	test_expect_code 2 "$KBISECT" replay a b 2>err &&
-	test_expect_code 2 "$KBISECT" good a b 2>err &&
-	grep "^kbisect good: takes at most one REV" err &&
+	test_expect_code 2 "$KBISECT" unmark a b 2>err &&
+	grep "^kbisect unmark: needs one REV" err &&
 	test_expect_code 2 "$KBISECT" status extra 2>err &&
 	grep "^kbisect status: unexpected argument" err &&
 	test_expect_code 2 "$KBISECT" reset -- x 2>err &&

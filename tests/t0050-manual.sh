@@ -144,8 +144,8 @@ test_expect_success 'reset ends the session and removes <db>.d' '
 	test "$(json_get st state)" = ended &&
 	test_expect_code 1 "$KBISECT" resume 2>err &&
 	grep "no kbisect session in progress" err &&
-	test_expect_code 1 "$KBISECT" reset 2>err &&
-	grep "no kbisect session in progress" err &&
+	test_expect_code 0 "$KBISECT" reset 2>err &&
+	grep "no session in progress: nothing to reset" err &&
 	test_expect_code 1 "$KBISECT" good 2>err &&
 	grep "no kbisect session in progress" err
 '

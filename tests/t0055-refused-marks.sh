@@ -115,4 +115,45 @@ test_expect_success 'after the answer, a refused mark leaves the session done' '
 	test "$(json_get st state)" = done
 '
 
+test_expect_success 'several revisions in one mark, as git bisect good A B C takes them' '
+	gen_repo r3 --seed 8 --commits 60 --merge-rate 0.2 &&
+	cd r3 &&
+	G3=$(gen_field ../r3 good) && B3=$(gen_field ../r3 bad) &&
+	"$KBISECT" start $G3 $B3 --no-run 2>/dev/null &&
+	x=$(git rev-parse $B3~12) && y=$(git rev-parse $B3~14) &&
+	"$KBISECT" good $x $y >out &&
+	grep "^marked $x good$" out && grep "^marked $y good$" out &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from marks")" = 2
+'
+
+test_expect_success 'a list with one mark refused records none of it' '
+	cd r3 &&
+	B3=$(gen_field ../r3 bad) &&
+	sqlite3 .git/kbisect.db "select sha, mark from marks order by id" >../m.before &&
+	test_expect_code 1 "$KBISECT" bad $(git rev-parse $B3~3) $(git rev-parse $B3~20) 2>err &&
+	grep "marks contradict" err &&
+	sqlite3 .git/kbisect.db "select sha, mark from marks order by id" >../m.after &&
+	test_cmp ../m.before ../m.after
+'
+
+test_expect_success 'skip A..B marks the commits of the range that B has and A has not' '
+	cd r3 &&
+	G3=$(gen_field ../r3 good) && B3=$(gen_field ../r3 bad) &&
+	a=$(git rev-parse $B3~8) && b=$(git rev-parse $B3~4) &&
+	want=$(git rev-list $a..$b --not $G3 | wc -l) &&
+	test "$want" -ge 1 &&
+	"$KBISECT" skip $a..$b >out &&
+	test "$(grep -c "^marked [0-9a-f]* skip$" out)" = $want &&
+	git rev-list $a..$b --not $G3 | sort >../want &&
+	sed -n "s/^marked \([0-9a-f]*\) skip$/\1/p" out | sort >../got &&
+	test_cmp ../want ../got
+'
+
+test_expect_success 'a range with no commit of the session is refused' '
+	cd r3 &&
+	B3=$(gen_field ../r3 bad) &&
+	test_expect_code 1 "$KBISECT" skip $B3..$B3 2>err &&
+	grep "has no commit of the range" err
+'
+
 test_done

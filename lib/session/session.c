@@ -832,14 +832,63 @@ static int undo(struct kb_session *s, int ret)
 	return ret;
 }
 
-int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
+/* The commits of the range a revision names: one commit, or those of a
+ * range A..B that the session's range has (in 'out', as ids). */
+static int revs_of(struct kb_session *s, const char *rev, struct kb_strv *out)
 {
-	struct kb_next next;
+	const char *dots = strstr(rev, "..");
+	char hex[GIT_OID_HEXSZ + 1];
 	git_oid oid;
-	long node;
 	int ret;
 
-	if (!rev) {
+	if (!dots) {
+		if ((ret = kb_repo_resolve(s->repo, rev, &oid)) < 0)
+			return ret;
+		hex_of(hex, &oid);
+		if (kb_dag_find(&s->dag, &oid) < 0)
+			return kb_error(KB_EINVAL, "%.12s is not in the range being bisected", hex);
+		kb_strv_push(out, hex);
+	} else {
+		git_revwalk *walk = NULL;
+		char *a = kb_strndup(rev, (size_t)(dots - rev));
+		const char *b = dots + 2;
+		git_oid from, to;
+		size_t before = out->n;
+
+		if ((ret = kb_repo_resolve(s->repo, *a ? a : "HEAD", &from)) < 0 ||
+		    (ret = kb_repo_resolve(s->repo, *b ? b : "HEAD", &to)) < 0) {
+			free(a);
+			return ret;
+		}
+		free(a);
+		if (git_revwalk_new(&walk, s->repo) < 0 || git_revwalk_push(walk, &to) < 0 ||
+		    git_revwalk_hide(walk, &from) < 0) {
+			git_revwalk_free(walk);
+			return kb_error(KB_ERROR, "cannot walk %s: %s", rev,
+					git_error_last() ? git_error_last()->message : "?");
+		}
+		while (git_revwalk_next(&oid, walk) == 0)
+			if (kb_dag_find(&s->dag, &oid) >= 0) {
+				hex_of(hex, &oid);
+				kb_strv_push(out, hex);
+			}
+		git_revwalk_free(walk);
+		git_error_clear();
+		if (out->n == before)
+			return kb_error(KB_EINVAL, "%s has no commit of the range being bisected",
+					rev);
+	}
+	return 0;
+}
+
+int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n, char mark,
+			 struct kb_strv *marked)
+{
+	struct kb_next next;
+	size_t i, first = marked->n;
+	int ret = 0;
+
+	if (!n) {
 		if ((ret = kb_session_next(s, &next)) < 0)
 			return ret;
 		if (next.kind != KB_NEXT_TEST) {
@@ -847,23 +896,27 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 			return kb_error(KB_EINVAL, "nothing left to test: the session "
 					"has its answer ('kbisect report')");
 		}
-		git_oid_cpy(&oid, &s->dag.oid[next.commit]);
+		{
+			char hex[GIT_OID_HEXSZ + 1];
+
+			hex_of(hex, &s->dag.oid[next.commit]);
+			kb_strv_push(marked, hex);
+		}
 		kb_next_release(&next);
-	} else if ((ret = kb_repo_resolve(s->repo, rev, &oid)) < 0) {
-		return ret;
 	}
-	node = kb_dag_find(&s->dag, &oid);
-	hex_of(marked_sha, &oid);
-	if (node < 0)
-		return kb_error(KB_EINVAL, "%.12s is not in the range being bisected",
-				marked_sha);
-	/* checked before it is committed: a mark refused leaves the session
-	 * as it was */
+	for (i = 0; i < n && !ret; i++)
+		ret = revs_of(s, revs[i], marked);
+	if (ret < 0)
+		return ret;
+	/* checked before it is committed: marks refused leave the session as
+	 * it was */
 	if ((ret = kb_store_begin(s->store)) < 0)
 		return ret;
-	if ((ret = kb_store_mark_add(s->store, s->row.id, marked_sha, mark,
-				     "manual", 0)) < 0 ||
-	    (!strcmp(s->row.state, "done") &&
+	for (i = first; i < marked->n; i++)
+		if ((ret = kb_store_mark_add(s->store, s->row.id, marked->v[i], mark,
+					     "manual", 0)) < 0)
+			return undo(s, ret);
+	if ((!strcmp(s->row.state, "done") &&
 	     (ret = kb_store_session_finish(s->store, s->row.id, "active", NULL)) < 0) ||
 	    (ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
 		return undo(s, ret);
@@ -871,6 +924,17 @@ int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *mark
 	if ((ret = kb_store_commit(s->store)) < 0)
 		return undo(s, ret);
 	return 0;
+}
+
+int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
+{
+	struct kb_strv marked = KB_STRV_INIT;
+	int ret = kb_session_mark_revs(s, rev ? &rev : NULL, rev ? 1 : 0, mark, &marked);
+
+	if (ret == 0)
+		memcpy(marked_sha, marked.v[0], GIT_OID_HEXSZ + 1);
+	kb_strv_clear(&marked);
+	return ret;
 }
 
 int kb_session_unmark(struct kb_session *s, const char *rev, char *unmarked_sha)

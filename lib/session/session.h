@@ -178,6 +178,11 @@ int kb_session_run(struct kb_session *s);
  * and the database is left as it was. */
 int kb_session_mark(struct kb_session *s, const char *rev, char mark,
 		    char *marked_sha);
+/* The same for several revisions at once, each a commit or a range A..B
+ * (the commits of the session's range it has); none: the commit to test
+ * next.  The ids marked are added to 'marked'.  All are recorded, or none. */
+int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n, char mark,
+			 struct kb_strv *marked);
 /* Take back the manual marks of a revision (recorded as an event); the
  * marks of tests are not taken back.  KB_EINVAL when it has none. */
 int kb_session_unmark(struct kb_session *s, const char *rev, char *unmarked_sha);
