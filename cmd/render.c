@@ -427,11 +427,12 @@ static void print_report(json_t *r, FILE *to, const char *link)
 	print_reproduce(r, to);
 	if (link && *link)
 		fprintf(to, "Link: %s\n", link);
+	/* no regression: nothing for regzbot to track */
 	if (!strcmp(verdict, "culprit") && json_array_size(culprits) == 1 &&
 	    confirmed(json_array_get(culprits, 0)))
 		fprintf(to, "#regzbot introduced: %.12s\n",
 			kb_str(json_array_get(culprits, 0), "commit"));
-	else
+	else if (strcmp(verdict, "no-regression"))
 		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
 }
 
