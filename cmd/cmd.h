@@ -111,6 +111,17 @@ int kb_set_target(struct kb_spec *spec, const char *target);
 /* Each --target: the first is the target, the others the pool. */
 int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets);
 
+/* The test of a --command: when the script it starts is a file of the
+ * directory kbisect was started from that BAD's tree lacks, the bench of
+ * 'spec' is made again with the script's absolute path (as 'git bisect
+ * run ./test.sh' runs the user's script), and that is said on stderr. */
+int kb_local_script(struct kb_ctx *c, struct kb_spec *spec, const char *command);
+
+/* Give a session marked by hand the test of 'bench' (a name or file) or
+ * of the shell command 'command' (one of them NULL), its script resolved
+ * as kb_local_script() does. */
+int kb_set_test(struct kb_ctx *c, struct kb_session *s, const char *bench, const char *command);
+
 /* Run a loaded session to its verdict and print its text report; returns
  * the exit code. */
 int kb_run_session(struct kb_session *s, const char *cmd);
@@ -147,6 +158,7 @@ int kb_report_mail(json_t *report, git_repository *repo, const struct kb_mail_op
 
 int cmd_start(int argc, char **argv);
 int cmd_resume(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 int cmd_status(int argc, char **argv);
 int cmd_log(int argc, char **argv);
 int cmd_replay(int argc, char **argv);

@@ -13,6 +13,7 @@ static const struct {
 } commands[] = {
 	{ "start", cmd_start, "start a bisection between GOOD and BAD and run it" },
 	{ "resume", cmd_resume, "continue the session after a crash or a stop" },
+	{ "run", cmd_run, "give a session marked by hand its test, and run it" },
 	{ "status", cmd_status, "where the session stands, what runs now" },
 	{ "log", cmd_log, "print the session as a replayable log" },
 	{ "replay", cmd_replay, "rebuild a session from a log" },

@@ -2,8 +2,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "build.h"
 #include "cmd.h"
@@ -34,82 +32,6 @@ static int set_repo_path(struct kb_ctx *c, struct kb_spec *spec)
 		return kb_error_errno(KB_ERROR, "cannot resolve the repository path");
 	spec->repo = kb_strdup(real);
 	return 0;
-}
-
-/* Where a word of a command ends: at a blank, or at what a shell would
- * make more of (quotes, $, globs, operators); 0 when it starts with one. */
-static size_t plain_word(const char *p)
-{
-	return strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-		      "0123456789._/+-@%,:=");
-}
-
-static int is_interpreter(const char *w, size_t len)
-{
-	static const char *const names[] = { "sh", "bash", "dash", "ksh", "zsh", "python",
-					     "python3", "perl" };
-	const char *base = w;
-	size_t i;
-
-	for (i = 0; i < len; i++)
-		if (w[i] == '/')
-			base = w + i + 1;
-	len -= (size_t)(base - w);
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (strlen(names[i]) == len && !strncmp(base, names[i], len))
-			return 1;
-	return 0;
-}
-
-/*
- * 'git bisect run ./test.sh' runs the script of the user's work tree; the
- * test runs in kbisect's work tree, with the commit's files.  So the
- * script a --command starts (its first word, or what an interpreter
- * such as sh runs), when it is a file of the directory kbisect was
- * started from that BAD's tree does not have, is given by its absolute
- * path.  The command is changed in that one word only.
- */
-static int local_script(struct kb_ctx *c, struct kb_spec *spec, const char *command)
-{
-	const char *p = command + strspn(command, " \t"), *w;
-	char cwd[PATH_MAX], real[PATH_MAX], *file, *changed;
-	struct kb_buf b = KB_BUF_INIT;
-	struct stat st;
-	size_t len, rl = strlen(spec->repo);
-	git_oid bad;
-	int ret;
-
-	len = plain_word(p);
-	w = p;
-	if (len && (p[len] == ' ' || p[len] == '\t') && is_interpreter(p, len)) {
-		w = p + len + strspn(p + len, " \t");
-		len = plain_word(w);
-	}
-	if (!len || w[0] == '-' || w[0] == '/' || (w[len] && !strchr(" \t;&|", w[len])) ||
-	    !getcwd(cwd, sizeof(cwd)))
-		return 0;
-	file = kb_asprintf("%s/%.*s", cwd, (int)len, w);
-	if (stat(file, &st) < 0 || !S_ISREG(st.st_mode) || !realpath(file, real)) {
-		free(file);
-		return 0;
-	}
-	free(file);
-	if ((ret = kb_repo_resolve(c->repo, spec->bad_spec, &bad)) < 0)
-		return ret;
-	/* a file of the commit's tree is in the work tree the test runs in */
-	if (!strncmp(real, spec->repo, rl) && real[rl] == '/' &&
-	    kb_repo_has_path(c->repo, &bad, real + rl + 1))
-		return 0;
-	kb_buf_add(&b, command, (size_t)(w - command));
-	kb_buf_add_quoted(&b, real, KB_QUOTE_BARE);
-	kb_buf_adds(&b, w + len);
-	changed = b.ptr;
-	fprintf(stderr, "kbisect: %.*s is not in the commits' tree: the test runs it as %s\n",
-		(int)len, w, real);
-	kb_bench_release(&spec->bench);
-	ret = kb_bench_from_command(&spec->bench, changed);
-	kb_buf_release(&b);
-	return ret;
 }
 
 /* --build: 'kernel' in a kernel tree, 'none' elsewhere. */
@@ -257,7 +179,7 @@ int cmd_start(int argc, char **argv)
 	if ((ret = kb_set_targets(&spec, &targets)) < 0 ||
 	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
-	    (!bench && !no_run && (ret = local_script(&c, &spec, command)) < 0) ||
+	    (!bench && !no_run && (ret = kb_local_script(&c, &spec, command)) < 0) ||
 	    (ret = default_build(&c, &spec)) < 0 ||
 	    (ret = check_target(&spec)) < 0 ||
 	    /* a range that is no good leaves no database behind */

@@ -499,6 +499,18 @@ int kb_store_session_create_as(struct kb_store *s, const char *spec, const char 
 	return 0;
 }
 
+int kb_store_session_set_spec(struct kb_store *s, int64_t id, const char *spec)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st, "UPDATE sessions SET spec = ? WHERE id = ?")) < 0)
+		return ret;
+	sqlite3_bind_text(st, 1, spec, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, id);
+	return step_done(s, st, "updating the session");
+}
+
 int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
 			    const char *verdict)
 {

@@ -61,6 +61,8 @@ int kb_store_session_create_as(struct kb_store *s, const char *spec, const char 
 int kb_store_session_compare(struct kb_store *s, struct kb_session_row *out);
 int kb_store_session_finish(struct kb_store *s, int64_t id, const char *state,
 			    const char *verdict);
+/* Replace the settings (JSON) of session 'id'. */
+int kb_store_session_set_spec(struct kb_store *s, int64_t id, const char *spec);
 
 struct kb_mark_row {
 	int64_t id;

@@ -2,7 +2,7 @@
 . "$(dirname "$0")/lib.sh"
 test_description 'the command line: help, version, usage errors (exit 2)'
 
-commands='start resume status log replay good bad skip unmark report reset compare build target'
+commands='start resume status log replay good bad skip unmark run report reset compare build target'
 
 test_expect_success '--help of every subcommand exits 0 with its usage on stdout' '
 	for cmd in $commands; do

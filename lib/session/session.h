@@ -158,6 +158,10 @@ int kb_session_load(struct kb_session *s, struct kb_store *store,
 /* The same, with the mode that runs it: to run, report or show it. */
 int kb_session_open(struct kb_session *s, struct kb_store *store,
 		    const char *statedir, int any);
+/* Give a session marked by hand its test (taken over from 'bench'), so
+ * that it runs on from its marks; its mode is the one of that test.
+ * KB_EINVAL when the session has a test of its own already. */
+int kb_session_set_test(struct kb_session *s, struct kb_bench *bench);
 void kb_session_release(struct kb_session *s);
 
 /* Re-read marks and runs from the store into the session. */
