@@ -926,17 +926,6 @@ int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n
 	return 0;
 }
 
-int kb_session_mark(struct kb_session *s, const char *rev, char mark, char *marked_sha)
-{
-	struct kb_strv marked = KB_STRV_INIT;
-	int ret = kb_session_mark_revs(s, rev ? &rev : NULL, rev ? 1 : 0, mark, &marked);
-
-	if (ret == 0)
-		memcpy(marked_sha, marked.v[0], GIT_OID_HEXSZ + 1);
-	kb_strv_clear(&marked);
-	return ret;
-}
-
 int kb_session_unmark(struct kb_session *s, const char *rev, char *unmarked_sha)
 {
 	struct kb_event e = { .kind = KB_EV_UNMARK };

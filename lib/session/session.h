@@ -177,14 +177,11 @@ int kb_session_next(struct kb_session *s, struct kb_next *next);
  */
 int kb_session_run(struct kb_session *s);
 
-/* A manual mark of a revision ('g', 'b' or 's'); NULL rev = the commit to
- * test next.  A mark that contradicts the others is refused (KB_EINVAL),
- * and the database is left as it was. */
-int kb_session_mark(struct kb_session *s, const char *rev, char mark,
-		    char *marked_sha);
-/* The same for several revisions at once, each a commit or a range A..B
- * (the commits of the session's range it has); none: the commit to test
- * next.  The ids marked are added to 'marked'.  All are recorded, or none. */
+/* Manual marks ('g', 'b' or 's') of revisions, each a commit or a range
+ * A..B (the commits of the session's range it has); none: the commit to
+ * test next.  The ids marked are added to 'marked'.  All are recorded, or
+ * none: marks that contradict the others are refused (KB_EINVAL), and the
+ * database is left as it was. */
 int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n, char mark,
 			 struct kb_strv *marked);
 /* Take back the manual marks of a revision (recorded as an event); the
