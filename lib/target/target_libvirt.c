@@ -179,6 +179,19 @@ static int connect_libvirt(struct vm_target *t)
 
 static void vm_close(struct kb_target *base);
 
+/* What a target holds apart from libvirt's objects, and the target. */
+static void free_target(struct vm_target *t)
+{
+	free(t->pool_name);
+	free(t->uri);
+	free(t->logs);
+	free(t->vmdir);
+	free(t->prefix);
+	free(t->guest_init);
+	free(t->base.spec);
+	free(t);
+}
+
 static int vm_open(struct kb_target **out, const char *spec, const struct kb_target_env *env,
 		   json_t *m)
 {
@@ -214,14 +227,7 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 		t->pool_name = kb_strdup(json_is_string(pool) ? json_string_value(pool) : "default");
 	}
 	if (t->memory_mib < 64 || t->vcpus < 1 || t->scratch_mib < 16 || t->boot_timeout < 5) {
-		free(t->pool_name);
-		free(t->uri);
-		free(t->logs);
-		free(t->vmdir);
-		free(t->prefix);
-		free(t->guest_init);
-		free(t->base.spec);
-		free(t);
+		free_target(t);
 		return kb_error(KB_EINVAL, "bad machine description: memory_mib >= 64, "
 				"vcpus >= 1, scratch_mib >= 16, boot_timeout >= 5");
 	}
@@ -478,14 +484,7 @@ static void vm_close(struct kb_target *base)
 		virStoragePoolFree(t->pool);
 	if (t->conn)
 		virConnectClose(t->conn);
-	free(t->pool_name);
-	free(t->uri);
-	free(t->logs);
-	free(t->vmdir);
-	free(t->prefix);
-	free(t->guest_init);
-	free(base->spec);
-	free(t);
+	free_target(t);
 }
 
 /* ---- the accelerator ---------------------------------------------------- */
