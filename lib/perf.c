@@ -6,15 +6,16 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "noise.h"
 #include "stats.h"
 #include "util.h"
 
-#define NU 4.0               /* tails of the sample model */
 #define DECIDE 4.59511985    /* log(99): a probe is decided at 99:1 */
 #define CLAMP 15.0           /* no one commit's evidence counts beyond this */
-#define VERIFY_ALPHA 0.005
-#define VERIFY_BOOTS 3
-#define VERIFY_MAX_BOOTS 16
+#define Z_VERIFY 2.807       /* a check passes at 0.005, two-sided */
+#define VERIFY_MIN_PAIRS 2   /* pairs before a check may pass */
+#define VERIFY_BOOTS 3       /* pairs before a check may fail early */
+#define VERIFY_MAX_BOOTS 16  /* pairs after which a check fails */
 #define MIN_SPLIT 0.02
 
 void kb_perf_params_default(struct kb_perf_params *p)
@@ -51,7 +52,7 @@ void kb_perf_obs_add_on(struct kb_perf_obs *o, int machine, int boot, int run,
 			double value, size_t order)
 {
 	KB_ALLOC_GROW(o->s, o->n + 1, o->alloc);
-	o->s[o->n++] = (struct kb_sample){ boot, run, value, machine };
+	o->s[o->n++] = (struct kb_sample){ boot, run, value, machine, order };
 	if (o->n == 1)
 		o->first = order;
 	o->last = order;
@@ -72,18 +73,50 @@ void kb_perf_obs_free(struct kb_perf_obs *obs, size_t nobs)
 }
 
 /* The working state of one decision. */
+struct kb_boot {
+	int o;               /* its commit: index into in->obs */
+	int machine, id;
+	size_t order;        /* the order of its first sample */
+	size_t t;            /* its place among its machine's boots */
+	int n;               /* steady runs */
+	double m;            /* its value: a robust mean of its steady runs, z */
+	double v;            /* the variance of m: boot spread and run noise */
+	double z;            /* m less the machine's drift at its time */
+	double pd;           /* the variance of that drift */
+};
+
+struct machine_drift {
+	size_t nt;           /* boots on the machine */
+	double *d, *pvar;    /* drift and its variance per boot time */
+	double q;            /* the walk's variance per boot */
+	long first_end, last_end; /* times of its first and last endpoint boot */
+};
+
 struct ctx {
 	const struct kb_perf_in *in;
 	int use_log;
 	int warm;            /* runs dropped after each boot, detected included */
 	int warm_detected;
-	double mu_g, mu_b, sigma;
+	double mu_g, mu_b;   /* the levels, drift removed: 0 and the change */
+	double delta_se;     /* the change's standard error */
+	double sigma;        /* run noise */
+	double tau2;         /* boot spread, squared; */
+	int tau_df;          /* and its degrees of freedom (-1: none needed) */
+	double lay2;         /* each commit's own offset (code layout), squared */
 	size_t total;        /* samples taken */
+	int runs;            /* runs a boot, as chosen */
 	json_t *warnings;
 	unsigned char *anc;  /* scratch, g->n */
 	long known;          /* a culprit already found, -1 if none */
 	double known_step;   /* its step, in z units */
 	unsigned char *known_in; /* known_in[i]: the known culprit is in node i */
+	/* the boots, by commit (each commit's in the order taken) */
+	struct kb_boot *boot;
+	size_t nboot;
+	size_t *ob_first, *ob_n; /* per obs: its boots */
+	size_t **tl;         /* per machine: its boots (indices) in time order */
+	int nmach;           /* machines with boots */
+	struct machine_drift *drift;
 	/* a pool: the machines whose samples are scaled, and 1/n summed over
 	 * the four sample sets their scale comes from */
 	int nmachines;
@@ -91,11 +124,22 @@ struct ctx {
 	double *scale_inv_n;
 };
 
+/* A paired comparison: boots of two commits measured next to each other
+ * on one machine. */
+struct pairs {
+	size_t n;
+	double mean, se;     /* of b's boot less a's, z */
+	long first_t;        /* the time of the first pair's boots on the
+			      * asking machine, -1 none */
+};
+
 /* A finding of one range bisection. */
 struct found {
 	long node;           /* -1: none */
 	double prob;
 	const char *parent_check, *revert_check;
+	double step, step_se;    /* parent to culprit, measured together */
+	size_t npairs;
 	double share, share_lo, share_hi;
 	char why[200];
 };
@@ -165,19 +209,6 @@ static int full_boots(const struct ctx *c, const struct kb_perf_obs *o)
 		runs++;
 	}
 	return n;
-}
-
-/* The steady z-values of an observation (malloc'd, count in *n). */
-static double *steady(const struct ctx *c, const struct kb_perf_obs *o, size_t *n)
-{
-	double *z = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*z));
-	size_t i;
-
-	*n = 0;
-	for (i = 0; o && i < o->n; i++)
-		if (o->s[i].run > c->warm)
-			z[(*n)++] = zval(c, o->s[i].value);
-	return z;
 }
 
 static void warn(struct ctx *c, const char *kind, const char *fmt, ...)
@@ -347,118 +378,547 @@ static void wait_action(const struct ctx *c, struct kb_perf_out *out, const char
 	snprintf(out->note, sizeof(out->note), "machine %d waits: %s", c->in->machine, why);
 }
 
-/* log likelihood ratio (BAD level : GOOD level) of a commit's samples */
-static double llr_of(const struct ctx *c, const double *z, size_t n, double lo, double hi)
-{
-	double s = 0;
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		s += kb_t_logpdf(z[i], hi, c->sigma, NU) - kb_t_logpdf(z[i], lo, c->sigma, NU);
-	return s;
-}
-
-struct probe_state {
-	double llr;
-	size_t n;
-	int decided;       /* -1 good, 1 bad, 0 open */
-	int capped;
-	int between;       /* level firmly between the two */
-};
-
-static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
-			double hi, struct probe_state *ps)
-{
-	int min = c->in->p.min_probe;
-	double *z;
-
-	memset(ps, 0, sizeof(*ps));
-	z = steady(c, o, &ps->n);
-	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
-		/* this commit has the known culprit's step already */
-		lo += c->known_step;
-		hi += c->known_step;
-	}
-	ps->llr = llr_of(c, z, ps->n, lo, hi);
-	if ((size_t)min <= ps->n) {
-		if (ps->llr >= DECIDE)
-			ps->decided = 1;
-		else if (ps->llr <= -DECIDE)
-			ps->decided = -1;
-		/* is the level firmly between GOOD and BAD? */
-		double med = kb_median(z, ps->n), se = 1.2533 * c->sigma / sqrt((double)ps->n);
-		double f_lo = (med - 2.5 * se - lo) / (hi - lo), f_hi = (med + 2.5 * se - lo) / (hi - lo);
-
-		if (ps->n >= (size_t)3 * min && f_lo > 0.25 && f_hi < 0.75)
-			ps->between = 1;
-	}
-	if (ps->n >= (size_t)c->in->p.max_probe)
-		ps->capped = 1;
-	free(z);
-}
-
 static int budget_left(const struct ctx *c)
 {
 	return (int)c->total < c->in->p.max_runs;
 }
 
-/* The steady z-values of the first 'boots' boots of an observation. */
-static double *steady_boots(const struct ctx *c, const struct kb_perf_obs *o, int boots,
-			    size_t *n)
+static size_t obs_index(const struct ctx *c, const struct kb_perf_obs *o)
 {
-	double *z = kb_malloc(((o ? o->n : 0) + 1) * sizeof(*z));
-	int seen = 0, last = -1;
-	size_t i;
-
-	*n = 0;
-	for (i = 0; o && i < o->n; i++) {
-		if (o->s[i].boot != last) {
-			if (++seen > boots)
-				break;
-			last = o->s[i].boot;
-		}
-		if (o->s[i].run > c->warm)
-			z[(*n)++] = zval(c, o->s[i].value);
-	}
-	return z;
+	return (size_t)(o - c->in->obs);
 }
 
-/* A sequential two-sample test over growing prefixes of interleaved boots:
- * DIFFER at the first prefix where the rank tests reject at 'alpha', SAME
- * at the first (from 'same_from' boots on) where p exceeds 'same_p', MORE
- * when neither has happened and more boots are allowed, SAME at the cap. */
+/* The inflation of a variance estimated on 'df' degrees of freedom (-1:
+ * known), for a t's tails. */
+static double inflate(int df)
+{
+	return df < 0 ? 1 : df > 3 ? (double)df / (df - 2) : 3;
+}
+
+/* The variance of the value of a boot of n steady runs. */
+static double boot_var(const struct ctx *c, int n)
+{
+	return c->tau2 * inflate(c->tau_df) + 1.05 * c->sigma * c->sigma / (n > 0 ? n : 1);
+}
+
+/* the boots being sorted by time, for qsort's comparison */
+static const struct kb_boot *cmp_base;
+
+static int cmp_tl_q(const void *a, const void *b)
+{
+	const struct kb_boot *x = &cmp_base[*(const size_t *)a], *y = &cmp_base[*(const size_t *)b];
+
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/*
+ * Every boot's value, and the noise in its three layers: the run noise
+ * from the spread within boots, each boot's value a robust mean of its
+ * steady runs, the boot spread from boots of one commit measured close
+ * together on one machine.  Fills c->boot, the per-commit and per-machine
+ * indices, sigma and tau.
+ */
+#define NEAR 3        /* boots of one commit this close are measured together */
+
+static void build_boots(struct ctx *c)
+{
+	const struct kb_perf_in *in = c->in;
+	double *x = NULL, *d = NULL, *e = NULL;
+	size_t *len = NULL, nx = 0, ax = 0, ab = 0, i, j, k, nd = 0, ad = 0, off;
+	int m;
+
+	c->ob_first = kb_calloc(in->nobs + 1, sizeof(*c->ob_first));
+	c->ob_n = kb_calloc(in->nobs + 1, sizeof(*c->ob_n));
+	for (i = 0; i < in->nobs; i++) {
+		const struct kb_perf_obs *o = &in->obs[i];
+
+		c->ob_first[i] = c->nboot;
+		for (j = 0; j < o->n; j = k) {
+			int n = 0;
+
+			for (k = j; k < o->n && o->s[k].boot == o->s[j].boot &&
+			     o->s[k].machine == o->s[j].machine; k++)
+				if (o->s[k].run > c->warm) {
+					KB_ALLOC_GROW(x, nx + 1, ax);
+					x[nx++] = zval(c, o->s[k].value);
+					n++;
+				}
+			if (!n)
+				continue;
+			KB_ALLOC_GROW(c->boot, c->nboot + 1, ab);
+			len = kb_realloc(len, ab * sizeof(*len));
+			c->boot[c->nboot] = (struct kb_boot){ .o = (int)i, .machine = o->s[j].machine,
+				.id = o->s[j].boot, .order = o->s[j].order, .n = n };
+			len[c->nboot++] = (size_t)n;
+			if (o->s[j].machine + 1 > c->nmach)
+				c->nmach = o->s[j].machine + 1;
+		}
+		c->ob_n[i] = c->nboot - c->ob_first[i];
+	}
+	c->sigma = kb_noise_within(x, len, c->nboot);
+	for (k = off = 0; k < c->nboot; off += len[k], k++)
+		c->boot[k].m = kb_huber_location(x + off, NULL, len[k], c->sigma);
+	if (!(c->sigma > 0)) {
+		/* one run a boot everywhere: the spread of the boots of each
+		 * commit around its median, for a scale */
+		double *r = kb_malloc((c->nboot + 1) * sizeof(*r)), *v = kb_malloc((c->nboot + 1) * sizeof(*v));
+		size_t nr = 0;
+
+		for (i = 0; i < in->nobs; i++) {
+			for (k = 0; k < c->ob_n[i]; k++)
+				v[k] = c->boot[c->ob_first[i] + k].m;
+			double med = c->ob_n[i] ? kb_median(v, c->ob_n[i]) : 0;
+
+			for (k = 0; c->ob_n[i] > 1 && k < c->ob_n[i]; k++)
+				r[nr++] = v[k] - med;
+		}
+		c->sigma = nr > 1 ? kb_mad(r, nr) : 0;
+		if (!(c->sigma > 0))
+			c->sigma = 1e-9;
+		free(r);
+		free(v);
+	}
+	/* the machines' timelines */
+	c->tl = kb_calloc((size_t)c->nmach + 1, sizeof(*c->tl));
+	c->drift = kb_calloc((size_t)c->nmach + 1, sizeof(*c->drift));
+	for (m = 0; m < c->nmach; m++) {
+		size_t n = 0;
+
+		c->tl[m] = kb_malloc((c->nboot + 1) * sizeof(**c->tl));
+		for (k = 0; k < c->nboot; k++)
+			if (c->boot[k].machine == m)
+				c->tl[m][n++] = k;
+		cmp_base = c->boot;
+		qsort(c->tl[m], n, sizeof(**c->tl), cmp_tl_q);
+		for (k = 0; k < n; k++)
+			c->boot[c->tl[m][k]].t = k;
+		c->drift[m].nt = n;
+		c->drift[m].first_end = c->drift[m].last_end = -1;
+	}
+	/* the boot spread: consecutive boots of one commit, close in time */
+	for (i = 0; i < in->nobs; i++)
+		for (k = 1; k < c->ob_n[i]; k++) {
+			const struct kb_boot *a = &c->boot[c->ob_first[i] + k - 1], *b = a + 1;
+
+			if (a->machine != b->machine || (b->t > a->t ? b->t - a->t : a->t - b->t) > NEAR)
+				continue;
+			KB_ALLOC_GROW(d, nd + 1, ad);
+			e = kb_realloc(e, ad * sizeof(*e));
+			d[nd] = b->m - a->m;
+			e[nd++] = 1.05 * c->sigma * c->sigma * (1.0 / a->n + 1.0 / b->n);
+		}
+	c->tau2 = kb_noise_boots(d, e, nd, 0.10, &c->tau_df);
+	for (k = 0; k < c->nboot; k++) {
+		c->boot[k].v = boot_var(c, c->boot[k].n);
+		c->boot[k].z = c->boot[k].m;
+	}
+	free(x);
+	free(len);
+	free(d);
+	free(e);
+}
+
+/* Is boot k one of GOOD's (-1), BAD's (1), or neither (0)? */
+static int endpoint(const struct ctx *c, const struct kb_boot *b)
+{
+	const struct kb_perf_obs *o = &c->in->obs[b->o];
+
+	if (!strcmp(o->sha, c->in->good_sha))
+		return -1;
+	return o->node == (long)c->in->bad ? 1 : 0;
+}
+
+/*
+ * The machines' drift, from their endpoint boots (GOOD as it is, BAD less
+ * the change): every boot's value with the drift at its time taken off,
+ * and the drift's variance there.
+ */
+static void fit_drift(struct ctx *c)
+{
+	for (int m = 0; m < c->nmach; m++) {
+		struct machine_drift *md = &c->drift[m];
+		size_t n = 0, k, nt = md->nt, *t = kb_malloc((nt + 1) * sizeof(*t));
+		double *y = kb_malloc((nt + 1) * sizeof(*y)), *v = kb_malloc((nt + 1) * sizeof(*v));
+
+		free(md->d);
+		free(md->pvar);
+		md->d = kb_malloc((nt + 1) * sizeof(*md->d));
+		md->pvar = kb_malloc((nt + 1) * sizeof(*md->pvar));
+		for (k = 0; k < nt; k++) {
+			const struct kb_boot *b = &c->boot[c->tl[m][k]];
+			int e = endpoint(c, b);
+
+			if (!e)
+				continue;
+			t[n] = b->t;
+			y[n] = b->m - (e > 0 ? c->mu_b : c->mu_g);
+			v[n++] = b->v;
+			if (md->first_end < 0)
+				md->first_end = (long)b->t;
+			md->last_end = (long)b->t;
+		}
+		md->q = kb_drift_smooth(t, y, v, n, nt, md->d, md->pvar);
+		for (k = 0; k < nt; k++) {
+			struct kb_boot *b = &c->boot[c->tl[m][k]];
+
+			b->z = b->m - md->d[b->t];
+			b->pd = md->pvar[b->t];
+		}
+		free(t);
+		free(y);
+		free(v);
+	}
+}
+
+/* The variance of the drift at the next boot of machine m. */
+static double drift_ahead(const struct ctx *c, int m)
+{
+	const struct machine_drift *md;
+
+	if (m < 0 || m >= c->nmach || !c->drift[m].nt)
+		return 0;
+	md = &c->drift[m];
+	return md->pvar[md->nt - 1] + md->q;
+}
+
+/*
+ * The boots of 'a' and 'b' measured next to each other (at most PAIR_GAP
+ * boots apart on one machine), each boot in one pair at most: the mean
+ * of b's value less a's, weighed by their variance, robust to an outlying
+ * pair, and its standard error (no smaller than the pairs' own scatter
+ * says).  Only the machines of verification pair 'pair' on a pool (-1:
+ * every machine), or machine 'only' alone (>= 0).
+ */
+#define PAIR_GAP 2
+
+struct pair_list {
+	double *d, *sd;      /* b less a, and its standard deviation */
+	size_t *at;          /* the order of the pair's later boot */
+	size_t n;
+	long first_t;
+};
+
+static void collect_pairs(const struct ctx *c, const struct kb_perf_obs *a,
+			  const struct kb_perf_obs *b, int pair, int only, struct pair_list *pl)
+{
+	size_t ia, ib, k, cap = c->nboot + 1;
+
+	memset(pl, 0, sizeof(*pl));
+	pl->first_t = -1;
+	pl->d = kb_malloc(cap * sizeof(*pl->d));
+	pl->sd = kb_malloc(cap * sizeof(*pl->sd));
+	pl->at = kb_malloc(cap * sizeof(*pl->at));
+	if (!a || !b || a == b)
+		return;
+	ia = obs_index(c, a);
+	ib = obs_index(c, b);
+	for (int m = 0; m < c->nmach; m++) {
+		long pending = -1;
+
+		if (only >= 0 && m != only)
+			continue;
+		if (only < 0 && pair >= 0 && c->in->machines > 1 && c->in->pair_of &&
+		    c->in->pair_of[m] != pair)
+			continue;
+		if (only < 0 && pair >= 0 && c->in->machines > 1 && !c->in->pair_of &&
+		    m % 2 != pair)
+			continue;
+		for (k = 0; k < c->drift[m].nt; k++) {
+			const struct kb_boot *x = &c->boot[c->tl[m][k]];
+
+			if ((size_t)x->o != ia && (size_t)x->o != ib)
+				continue;
+			if (pending >= 0) {
+				const struct kb_boot *p = &c->boot[c->tl[m][pending]];
+
+				if (p->o != x->o && x->t - p->t <= PAIR_GAP) {
+					const struct kb_boot *xa = (size_t)x->o == ia ? x : p;
+					const struct kb_boot *xb = (size_t)x->o == ib ? x : p;
+
+					pl->d[pl->n] = xb->m - xa->m;
+					pl->sd[pl->n] = sqrt(xa->v + xb->v +
+							     c->drift[m].q * (double)(x->t - p->t));
+					pl->at[pl->n++] = x->order;
+					if (pl->first_t < 0 && (only >= 0 || m == c->in->machine ||
+								c->in->machine < 0))
+						pl->first_t = (long)p->t;
+					pending = -1;
+					continue;
+				}
+			}
+			pending = (long)k;
+		}
+	}
+}
+
+static void free_pairs(struct pair_list *pl)
+{
+	free(pl->d);
+	free(pl->sd);
+	free(pl->at);
+}
+
+/* The mean of the first n pairs, robust to an outlying pair, weighed by
+ * their variance, and its standard error (no smaller than the pairs' own
+ * scatter says). */
+static void pairs_mean(const double *d, const double *sd, size_t n, struct pairs *ps)
+{
+	double w = 0, s2 = 0;
+	size_t k;
+
+	ps->n = n;
+	ps->mean = ps->se = 0;
+	if (!n)
+		return;
+	for (k = 0; k < n; k++)
+		w += 1 / (sd[k] * sd[k]);
+	ps->mean = kb_huber_location(d, sd, n, 0);
+	ps->se = sqrt(1 / w);
+	if (n >= 3) {
+		for (k = 0; k < n; k++)
+			s2 += (d[k] - ps->mean) * (d[k] - ps->mean);
+		s2 /= (double)(n - 1) * (double)n;
+		if (sqrt(s2) > ps->se)
+			ps->se = sqrt(s2);
+	}
+}
+
+/*
+ * The boots of 'a' and 'b' measured next to each other (at most PAIR_GAP
+ * boots apart on one machine), each boot in one pair at most: b's value
+ * less a's.  Only the machines of verification pair 'pair' on a pool (-1:
+ * every machine), or machine 'only' alone (>= 0).
+ */
+static void pair_up(const struct ctx *c, const struct kb_perf_obs *a, const struct kb_perf_obs *b,
+		    int pair, int only, struct pairs *ps)
+{
+	struct pair_list pl;
+
+	collect_pairs(c, a, b, pair, only, &pl);
+	pairs_mean(pl.d, pl.sd, pl.n, ps);
+	ps->first_t = pl.first_t;
+	free_pairs(&pl);
+}
+
+/* The last boot of 'o' on machine m: its time, or -1. */
+static long last_on(const struct ctx *c, const struct kb_perf_obs *o, int m)
+{
+	long t = -1;
+
+	if (!o || m < 0 || m >= c->nmach)
+		return -1;
+	for (size_t k = 0; k < c->ob_n[obs_index(c, o)]; k++) {
+		const struct kb_boot *b = &c->boot[c->ob_first[obs_index(c, o)] + k];
+
+		if (b->machine == m && (long)b->t > t)
+			t = (long)b->t;
+	}
+	return t;
+}
+
+/* The commit of machine m's latest boot, or NULL. */
+static const struct kb_perf_obs *latest_on(const struct ctx *c, int m)
+{
+	if (m < 0 || m >= c->nmach || !c->drift[m].nt)
+		return NULL;
+	return &c->in->obs[c->boot[c->tl[m][c->drift[m].nt - 1]].o];
+}
+
+/*
+ * The evidence of a commit's boots: their values with the drift taken off,
+ * a robust mean weighed by each boot's variance; its variance holds the
+ * boots' (spread and run noise), the drift's at their times (shared by
+ * boots close in time, so it does not shrink with more of them) and the
+ * commit's own offset.  One boot can never tell more than one boot
+ * offset allows.
+ */
+struct probe_state {
+	double llr;
+	double z, var;     /* the commit's value and its variance */
+	size_t n;          /* boots */
+	int decided;       /* -1 good, 1 bad, 0 open */
+	int capped;
+	int between;       /* level firmly between the two */
+};
+
+static int max_probe_boots(const struct ctx *c)
+{
+	int steady = c->in->p.runs_per_boot - c->in->p.warmup;
+	int b = c->in->p.max_probe / (steady > 0 ? steady : 1);
+
+	return b < 3 ? 3 : b;
+}
+
+static void commit_value(const struct ctx *c, const struct kb_perf_obs *o, double *z,
+			 double *var, size_t *n)
+{
+	size_t i, k, nb;
+	double *v, *sd, w = 0, pd = 0;
+
+	*z = 0;
+	*var = INFINITY;
+	*n = 0;
+	if (!o || !c->ob_n)
+		return;
+	i = obs_index(c, o);
+	nb = c->ob_n[i];
+	if (!nb)
+		return;
+	v = kb_malloc(nb * sizeof(*v));
+	sd = kb_malloc(nb * sizeof(*sd));
+	for (k = 0; k < nb; k++) {
+		const struct kb_boot *b = &c->boot[c->ob_first[i] + k];
+		double u = b->v + b->pd;
+
+		v[k] = b->z;
+		sd[k] = sqrt(u);
+		w += 1 / u;
+		pd += b->pd / u;
+	}
+	/* a boot whose time's drift is uncertain (during a jump of the
+	 * machine's speed) weighs little; the drift of the others, shared by
+	 * boots close in time, does not shrink with more of them */
+	*z = kb_huber_location(v, sd, nb, 0);
+	*var = 1 / w + pd / w + c->lay2;
+	*n = nb;
+	free(v);
+	free(sd);
+}
+
+static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
+			double hi, struct probe_state *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+	commit_value(c, o, &ps->z, &ps->var, &ps->n);
+	if (!ps->n)
+		return;
+	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
+		/* this commit has the known culprit's step already */
+		lo += c->known_step;
+		hi += c->known_step;
+	}
+	ps->llr = ((ps->z - lo) * (ps->z - lo) - (ps->z - hi) * (ps->z - hi)) / (2 * ps->var);
+	if (ps->llr >= DECIDE)
+		ps->decided = 1;
+	else if (ps->llr <= -DECIDE)
+		ps->decided = -1;
+	if (ps->n >= 3 && hi > lo) {
+		double se = sqrt(ps->var);
+		double f_lo = (ps->z - 2.5 * se - lo) / (hi - lo), f_hi = (ps->z + 2.5 * se - lo) / (hi - lo);
+
+		if (f_lo > 0.25 && f_hi < 0.75)
+			ps->between = 1;
+	}
+	if (ps->n >= (size_t)max_probe_boots(c))
+		ps->capped = 1;
+}
+
+/*
+ * Runs per boot, from the noise: the classic trade of cluster sampling,
+ * sqrt(cost of a boot / cost of a run * sigma^2 / tau^2) steady runs,
+ * and no more than a probe needs to be told apart in one boot.  Within 3
+ * (a robust mean of three still sees through one outlying run) and twice
+ * the benchmark's; the benchmark's own when the user set it or the noise
+ * is not known yet.
+ */
+static int runs_for(const struct ctx *c, char *why, size_t whylen)
+{
+	const struct kb_perf_params *p = &c->in->p;
+	int steady = p->runs_per_boot - c->warm, lo = 3, hi, n;
+	double ratio, opt, need, delta = c->mu_b - c->mu_g;
+
+	if (why && whylen)
+		*why = 0;
+	if (p->runs_fixed || !(delta > 0) || steady < 1) {
+		if (why && p->runs_fixed)
+			snprintf(why, whylen, "set by the benchmark");
+		return p->runs_per_boot;
+	}
+	hi = 2 * steady;
+	ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
+	opt = c->tau2 > 0 ? sqrt(ratio * c->sigma * c->sigma / c->tau2) : INFINITY;
+	/* a commit at BAD's level is decided in one boot at log-odds
+	 * delta^2 / (2 var) >= DECIDE, with a margin */
+	need = 1.2 * 2 * DECIDE * 1.05 * c->sigma * c->sigma / (delta * delta);
+	n = (int)ceil(fmin(opt, fmax(need, 1)));
+	if (n < lo)
+		n = lo;
+	if (n > hi)
+		n = hi;
+	if (why)
+		snprintf(why, whylen, c->tau2 > 0 ? "boots differ by %.2g%%, runs by %.2g%%, "
+			 "a boot costs %.2g runs: %d steady runs a boot" :
+			 "boots differ no more than runs do (runs by %.2g%%, boots by %.2g%%, "
+			 "a boot costs %.2g runs): %d steady runs a boot",
+			 c->tau2 > 0 ? 100 * sqrt(c->tau2) : 100 * c->sigma,
+			 c->tau2 > 0 ? 100 * c->sigma : 0.0, ratio, n);
+	return n + c->warm;
+}
+
+/* A sequential test over pairs of boots measured together, taken in the
+ * order measured: DIFFER at the first prefix (of 'min' pairs or more)
+ * where b differs from a at 'alpha', SAME from 'same_from' pairs on when
+ * p exceeds 'same_p', MORE when neither has happened below 'max' pairs,
+ * SAME at the cap.  The noise model of each prefix is today's. */
 enum { CAL_MORE, CAL_SAME, CAL_DIFFER };
 
-static int seq_test(const struct ctx *c, const struct kb_perf_obs *a,
-		    const struct kb_perf_obs *b, int min, int max, int same_from,
-		    double same_p, double alpha, double *p_out, double *eff_out)
+static const size_t *sort_at;
+
+static int cmp_at(const void *x, const void *y)
 {
-	int have = nboots(a) < nboots(b) ? nboots(a) : nboots(b), k;
+	size_t a = sort_at[*(const size_t *)x], b = sort_at[*(const size_t *)y];
 
-	*p_out = 1;
-	*eff_out = 0;
-	for (k = min; k <= have && k <= max; k++) {
-		size_t na, nb;
-		double *za = steady_boots(c, a, k, &na), *zb = steady_boots(c, b, k, &nb);
-		double p = kb_mann_whitney_p(za, na, zb, nb), pks = kb_ks_p(za, na, zb, nb);
-
-		*eff_out = kb_median(zb, nb) - kb_median(za, na);
-		*p_out = p;
-		free(za);
-		free(zb);
-		if (p < alpha || pks < alpha / 10)
-			return CAL_DIFFER;
-		if (k >= same_from && p > same_p)
-			return CAL_SAME;
-	}
-	return have >= max ? CAL_SAME : CAL_MORE;
+	return a < b ? -1 : a > b;
 }
 
-static int calibrate(const struct ctx *c, const struct kb_perf_obs *go,
-		     const struct kb_perf_obs *bo, double *p, double *eff)
+static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
+		       const struct kb_perf_obs *b, int min, int max, int same_from,
+		       double same_p, double alpha, double *p_out)
 {
-	return seq_test(c, go, bo, c->in->p.min_cal_boots, c->in->p.max_cal_boots, 8, 0.5,
-			c->in->p.alpha, p, eff);
+	struct pair_list pl;
+	size_t *idx, k, n;
+	double *d, *sd;
+	int ret = CAL_MORE;
+
+	*p_out = 1;
+	collect_pairs(c, a, b, -1, -1, &pl);
+	n = pl.n;
+	idx = kb_malloc((n + 1) * sizeof(*idx));
+	d = kb_malloc((n + 1) * sizeof(*d));
+	sd = kb_malloc((n + 1) * sizeof(*sd));
+	for (k = 0; k < n; k++)
+		idx[k] = k;
+	sort_at = pl.at;
+	qsort(idx, n, sizeof(*idx), cmp_at);
+	for (k = 0; k < n; k++) {
+		d[k] = pl.d[idx[k]];
+		sd[k] = pl.sd[idx[k]];
+	}
+	for (k = (size_t)min; k <= n && k <= (size_t)max; k++) {
+		struct pairs ps;
+		double p;
+
+		pairs_mean(d, sd, k, &ps);
+		if (!(ps.se > 0))
+			continue;
+		p = 2 * (1 - kb_normal_cdf(fabs(ps.mean / ps.se)));
+		*p_out = p;
+		if (p < alpha) {
+			ret = CAL_DIFFER;
+			goto out;
+		}
+		if (k >= (size_t)same_from && p > same_p) {
+			ret = CAL_SAME;
+			goto out;
+		}
+	}
+	ret = n >= (size_t)max ? CAL_SAME : CAL_MORE;
+out:
+	free(idx);
+	free(d);
+	free(sd);
+	free_pairs(&pl);
+	return ret;
 }
 
 /*
@@ -506,68 +966,6 @@ static const struct kb_perf_obs *posterior(struct ctx *c, const unsigned char *a
 		post[k] /= sum;
 	free(logp);
 	return cur;
-}
-
-/*
- * Better levels: GOOD's samples with those of every commit the posterior
- * puts firmly on the good side, BAD's with those firmly on the bad side.
- */
-static void refine_levels(struct ctx *c, const unsigned char *alive)
-{
-	const struct kb_graph *g = c->in->g;
-	double *post = kb_calloc(g->n, sizeof(*post)), *w = kb_calloc(g->n, sizeof(*w));
-	double *zg = NULL, *zb = NULL, *res;
-	size_t ng = 0, nb = 0, ag = 0, ab = 0, i, j, n;
-	int iter;
-
-	for (iter = 0; iter < 3; iter++) {
-		posterior(c, alive, c->in->bad, c->mu_g, c->mu_b, post);
-		kb_graph_reach(g, alive, post, w);
-		ng = nb = 0;
-		for (i = 0; i < c->in->nobs; i++) {
-			const struct kb_perf_obs *o = &c->in->obs[i];
-			int side = 0;
-			double *z;
-
-			if (!strcmp(o->sha, c->in->good_sha))
-				side = -1;
-			else if (o->node == (long)c->in->bad)
-				side = 1;
-			else if (o->node >= 0 && alive[o->node] && w[o->node] < 0.1)
-				side = -1;
-			else if (o->node >= 0 && alive[o->node] && w[o->node] > 0.9)
-				side = 1;
-			if (!side)
-				continue;
-			z = steady(c, o, &n);
-			for (j = 0; j < n; j++) {
-				if (side < 0) {
-					KB_ALLOC_GROW(zg, ng + 1, ag);
-					zg[ng++] = z[j];
-				} else {
-					KB_ALLOC_GROW(zb, nb + 1, ab);
-					zb[nb++] = z[j];
-				}
-			}
-			free(z);
-		}
-		if (ng < 3 || nb < 3)
-			break;
-		c->mu_g = kb_median(zg, ng);
-		c->mu_b = kb_median(zb, nb);
-		res = kb_malloc((ng + nb) * sizeof(*res));
-		for (i = 0; i < ng; i++)
-			res[i] = zg[i] - c->mu_g;
-		for (i = 0; i < nb; i++)
-			res[ng + i] = zb[i] - c->mu_b;
-		if (kb_mad(res, ng + nb) > 0)
-			c->sigma = kb_mad(res, ng + nb);
-		free(res);
-	}
-	free(zg);
-	free(zb);
-	free(post);
-	free(w);
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -631,8 +1029,9 @@ static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, dou
 	}
 	if (open) {
 		probe_state(c, open, lo, hi, &ps);
-		run_action(out, open->sha, "probe", in->p.runs_per_boot,
-			   "probe, %zu samples so far, log-odds %.1f", ps.n, ps.llr);
+		run_action(out, open->sha, "probe", c->runs,
+			   "probe, %zu boot%s so far, log-odds %.1f", ps.n, ps.n == 1 ? "" : "s",
+			   ps.llr);
 		ret = ACTION;
 		goto out;
 	}
@@ -681,7 +1080,7 @@ static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, dou
 		}
 	}
 	if (pick >= 0) {
-		run_action(out, in->node_sha[pick], "probe", in->p.runs_per_boot,
+		run_action(out, in->node_sha[pick], "probe", c->runs,
 			   "probe splitting %.0f%%/%.0f%% of the probability",
 			   100 * w[pick], 100 * (1 - w[pick]));
 		ret = ACTION;
@@ -695,79 +1094,66 @@ out:
 	return ret;
 }
 
-/* The value on the scale levels are compared on. */
-static double yval(const struct ctx *c, double v)
+/*
+ * Before the verification of a culprit on machine m (or, with 'ahead',
+ * before its next probe when the drift has grown uncertain): the endpoint
+ * to measure again, so that the endpoints' level is known near the boots
+ * that decide.  NULL when both are recent enough.
+ */
+#define RECENT 4
+
+static const char *endpoint_due(const struct ctx *c, int m, long before)
 {
-	return c->use_log ? log(v) : v;
+	const struct kb_perf_obs *go = find(c, c->in->good_sha), *bo = find(c, c->in->node_sha[c->in->bad]);
+	long tg, tb;
+
+	if (m < 0 || m >= c->nmach)
+		return NULL;
+	if (before < 0)
+		before = (long)c->drift[m].nt;
+	tg = last_on(c, go, m);
+	tb = last_on(c, bo, m);
+	if (tg >= before - RECENT && tb >= before - RECENT)
+		return NULL;
+	if (busy_n(c, c->in->good_sha) && tb >= before - RECENT)
+		return NULL;
+	return tg <= tb ? c->in->good_sha : c->in->node_sha[c->in->bad];
 }
 
 /*
- * The samples of 'a' and 'b' for verification pair 'pair' on a pool: those
- * of the pair's machines that have measured both, each machine's moved so
- * that the median of its samples of the two is the median of all of them.
- * The two are so compared within each machine, never across machines.
- * Into keep[0] and keep[1] (whose samples the caller frees); without a
- * pool, 'a' and 'b' themselves.
+ * One check of a verification: boots of a and b in pairs measured
+ * together, b expected worse by 'expect' (z).  PASS when b measures worse
+ * at VERIFY_ALPHA, FAIL when the step is clearly below a quarter of what
+ * is expected (from VERIFY_BOOTS pairs on) or the pairs reach their cap,
+ * else MORE.
  */
-static void pair_samples(const struct ctx *c, const struct kb_perf_obs *a,
-			 const struct kb_perf_obs *b, int pair, struct kb_perf_obs *keep,
-			 const struct kb_perf_obs **oa, const struct kb_perf_obs **ob)
+enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
+
+static int check(const struct pairs *ps, double expect)
 {
-	const struct kb_perf_obs *src[2] = { a, b };
-	double *all, *mine, mid;
-	size_t nall = 0, nmine, i, k;
-	int m;
+	if (ps->n >= 2 && ps->se > 0 && ps->mean / ps->se >= Z_VERIFY &&
+	    ps->n >= VERIFY_MIN_PAIRS)
+		return CHECK_PASS;
+	if (ps->n >= VERIFY_BOOTS && ps->mean + 2.5 * ps->se < 0.25 * expect)
+		return CHECK_FAIL;
+	if (ps->n >= VERIFY_MAX_BOOTS)
+		return CHECK_FAIL;
+	return CHECK_MORE;
+}
 
-	*oa = a;
-	*ob = b;
-	if (!pooled(c) || !a || !b)
-		return;
-	all = kb_malloc((a->n + b->n + 1) * sizeof(*all));
-	mine = kb_malloc((a->n + b->n + 1) * sizeof(*mine));
-	for (k = 0; k < 2; k++) {
-		free(keep[k].s);
-		keep[k] = *src[k];
-		keep[k].s = kb_malloc((src[k]->n + 1) * sizeof(*keep[k].s));
-		keep[k].alloc = src[k]->n + 1;
-		keep[k].n = 0;
-		for (i = 0; i < src[k]->n; i++)
-			if (pair_of(c, src[k]->s[i].machine) == pair)
-				all[nall++] = yval(c, src[k]->s[i].value);
-	}
-	mid = nall ? kb_median(all, nall) : 0;
-	for (m = 0; m < c->in->machines; m++) {
-		int both = 1;
+/* The next boot of a check on this machine: the commit its latest boot is
+ * not, to make a pair; 'a' to begin one. */
+static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
+			      const char *asha, const struct kb_perf_obs *b, const char *bsha)
+{
+	int m = c->in->machine < 0 ? 0 : c->in->machine;
+	const struct kb_perf_obs *l = latest_on(c, m);
 
-		if (pair_of(c, m) != pair)
-			continue;
-		nmine = 0;
-		for (k = 0; k < 2; k++) {
-			size_t before = nmine;
-
-			for (i = 0; i < src[k]->n; i++)
-				if (src[k]->s[i].machine == m)
-					mine[nmine++] = yval(c, src[k]->s[i].value);
-			both &= nmine > before;
-		}
-		if (!both)
-			continue;
-		double shift = mid - kb_median(mine, nmine);
-
-		for (k = 0; k < 2; k++)
-			for (i = 0; i < src[k]->n; i++) {
-				struct kb_sample x = src[k]->s[i];
-
-				if (x.machine != m)
-					continue;
-				x.value = c->use_log ? x.value * exp(shift) : x.value + shift;
-				keep[k].s[keep[k].n++] = x;
-			}
-	}
-	/* in the order taken: each boot's samples together */
-	free(all);
-	free(mine);
-	*oa = &keep[0];
-	*ob = &keep[1];
+	if (l && a && l == a)
+		return bsha;
+	if (l && b && l == b)
+		return asha;
+	return asha;
 }
 
 /*
@@ -785,14 +1171,13 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	double *w = kb_calloc(g->n, sizeof(*w)), best = 0;
 	const struct kb_perf_obs *cur;
 	struct probe_state cur_ps;
-	struct kb_perf_obs keep[4];
 	size_t k, nalive = 0;
 	long best_node = -1, pick = -1;
 	double pick_split = 0;
-	int ret = DECIDED;
+	int ret = DECIDED, m = in->machine < 0 ? 0 : in->machine;
+	const char *due;
 
 	memset(f, 0, sizeof(*f));
-	memset(keep, 0, sizeof(keep));
 	f->node = -1;
 	cur = posterior(c, alive, bad, lo, hi, post);
 	for (k = 0; k < g->n; k++) {
@@ -818,6 +1203,17 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		snprintf(f->why, sizeof(f->why), "the run budget (%d) is spent", in->p.max_runs);
 		goto out;
 	}
+	/* the machine's speed moves: the endpoints again before the drift
+	 * since they were last measured blurs what a probe tells */
+	if ((in->machine >= 0 || !pooled(c)) && hi > lo &&
+	    drift_ahead(c, m) > (hi - lo) * (hi - lo) / 16 && (due = endpoint_due(c, m, -1))) {
+		run_action(out, due, !strcmp(due, in->good_sha) ? "good" : "bad", c->runs,
+			   "measure %s again: the machine's speed moves, and probes are "
+			   "compared with the endpoints measured near them",
+			   !strcmp(due, in->good_sha) ? "GOOD" : "BAD");
+		ret = ACTION;
+		goto out;
+	}
 	if (pooled(c)) {
 		kb_graph_reach(g, alive, post, w);
 		if ((ret = pool_probe(c, alive, bad, lo, hi, w, out)) == ACTION)
@@ -831,9 +1227,11 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	if (cur) {
 		probe_state(c, cur, lo, hi, &cur_ps);
 		if (!cur_ps.decided && (!cur_ps.capped ||
-		    (cur->n < (size_t)(2 * in->p.max_probe) && cur->n > (size_t)in->p.max_probe))) {
-			run_action(out, cur->sha, "probe", in->p.runs_per_boot,
-				   "probe, %zu samples so far, log-odds %.1f", cur_ps.n, cur_ps.llr);
+		    (cur_ps.n < (size_t)(2 * max_probe_boots(c)) &&
+		     cur_ps.n > (size_t)max_probe_boots(c)))) {
+			run_action(out, cur->sha, "probe", c->runs,
+				   "probe, %zu boot%s so far, log-odds %.1f", cur_ps.n,
+				   cur_ps.n == 1 ? "" : "s", cur_ps.llr);
 			ret = ACTION;
 			goto out;
 		}
@@ -870,10 +1268,13 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		 * another cap's worth rather than giving up */
 		for (k = 0; k < g->n; k++) {
 			const struct kb_perf_obs *o = find_node(c, (long)k);
+			struct probe_state ps;
 			double split;
 
-			if (!alive[k] || k == bad || !o || o->n >= (size_t)(2 * in->p.max_probe) ||
-			    (in->marks && in->marks[k] == 's'))
+			if (!alive[k] || k == bad || !o || (in->marks && in->marks[k] == 's'))
+				continue;
+			probe_state(c, o, lo, hi, &ps);
+			if (ps.n >= (size_t)(2 * max_probe_boots(c)))
 				continue;
 			split = fmin(w[k], 1 - w[k]);
 			if (split > pick_split) {
@@ -883,7 +1284,7 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		}
 	}
 	if (pick >= 0 && pick_split >= MIN_SPLIT) {
-		run_action(out, in->node_sha[pick], "probe", in->p.runs_per_boot,
+		run_action(out, in->node_sha[pick], "probe", c->runs,
 			   "probe splitting %.0f%%/%.0f%% of the probability",
 			   100 * w[pick], 100 * (1 - w[pick]));
 		ret = ACTION;
@@ -895,72 +1296,78 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	goto out;
 verify:
 	{
-		const struct kb_perf_obs *po, *co, *go = find(c, in->good_sha),
-			*bo = find(c, in->node_sha[bad]);
+		const struct kb_perf_obs *po, *co, *bo = find(c, in->node_sha[bad]);
 		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
-		double *zp, *zc, *zg, *zb, pv, eff;
-		size_t np, nc, ng, nb;
-		int bp, bc, parent_open = 0;
+		struct pairs pc, rb;
+		int parent_open = 0, r;
 
 		f->node = best_node;
 		f->prob = best;
-		/* each pair compared within its machines only */
-		pair_samples(c, find(c, psha), find(c, csha), 0, &keep[0], &po, &co);
-		bp = boots_here(c, find(c, psha));
-		bc = boots_here(c, find(c, csha));
+		po = find(c, psha);
+		co = find(c, csha);
 		if (skipped(c, psha) || skipped(c, csha)) {
 			/* the benchmark failed there since: no direct comparison */
 			f->parent_check = "fail";
 			f->revert_check = "n/a";
 			goto out;
 		}
-		switch (seq_test(c, po, co, VERIFY_BOOTS, VERIFY_MAX_BOOTS, VERIFY_MAX_BOOTS + 1,
-				 2, VERIFY_ALPHA, &pv, &eff)) {
-		case CAL_MORE:
-			if (!budget_left(c))
-				break;
-			if (!owns(c, 0)) {
+		/* parent and culprit, each boot beside one of the other */
+		pair_up(c, po, co, 0, -1, &pc);
+		f->step = pc.mean;
+		f->step_se = pc.se;
+		f->npairs = pc.n;
+		r = check(&pc, hi - lo);
+		if (r == CHECK_MORE) {
+			if (!budget_left(c)) {
+				r = CHECK_FAIL;
+			} else if (!owns(c, 0)) {
 				/* another machine measures the pair: on to the revert */
 				parent_open = 1;
-				break;
+			} else {
+				long first = -1;
+				struct pairs mine;
+
+				/* the endpoints measured near the pairs, first */
+				pair_up(c, po, co, -1, m, &mine);
+				first = mine.first_t;
+				if ((due = endpoint_due(c, m, first)) && first < 0) {
+					run_action(out, due, !strcmp(due, in->good_sha) ? "good" : "bad",
+						   c->runs, "measure %s again before the verification, "
+						   "to see drift", !strcmp(due, in->good_sha) ?
+						   "GOOD" : "BAD");
+				} else if (!strcmp(check_next(c, po, psha, co, csha), psha)) {
+					run_action(out, psha, "parent", c->runs,
+						   "verify: the parent of the likely culprit, pair %zu",
+						   mine.n + 1);
+				} else {
+					run_action(out, csha, "culprit", c->runs,
+						   "verify: the likely culprit, %.0f%%, beside its parent",
+						   100 * best);
+				}
+				ret = ACTION;
+				goto out;
 			}
-			if (bp <= bc)
-				run_action(out, psha, "parent", in->p.runs_per_boot,
-					   "verify: the parent of the likely culprit (p=%.3g)", pv);
-			else
-				run_action(out, csha, "culprit", in->p.runs_per_boot,
-					   "verify: the likely culprit, %.0f%% (p=%.3g)",
-					   100 * best, pv);
-			ret = ACTION;
-			goto out;
-		case CAL_DIFFER:
-			break;
-		default:
-			pv = 1;
 		}
 		if (parent_open)
 			goto revert;
-		zp = steady(c, po, &np);
-		zc = steady(c, co, &nc);
-		f->parent_check = pv < VERIFY_ALPHA && eff > 0 ? "pass" : "fail";
-		zg = steady(c, go, &ng);
-		zb = steady(c, bo, &nb);
-		f->share = eff / (hi - lo);
-		if (zg && zb)
-			kb_share_ci(zg, ng, zb, nb, zp, np, zc, nc, 0.90, 300,
-				    in->p.seed + (uint64_t)best_node, &f->share_lo, &f->share_hi);
-		if (lo != c->mu_g || hi != c->mu_b) {
-			/* a sub-range: its share of the whole change */
-			f->share = eff / (c->mu_b - c->mu_g);
+		f->parent_check = r == CHECK_PASS ? "pass" : "fail";
+		{
+			double delta = c->mu_b - c->mu_g, sh, se;
+
+			sh = f->step / delta;
+			se = sqrt(f->step_se * f->step_se + sh * sh * c->delta_se * c->delta_se) /
+			     delta;
+			f->share = sh;
+			f->share_lo = sh - 1.645 * se;
+			f->share_hi = sh + 1.645 * se;
 		}
-		free(zg);
-		free(zb);
-		free(zp);
-		free(zc);
+		if (r == CHECK_FAIL)
+			goto out;
 revert:
 		f->revert_check = "n/a";
 		if (do_revert) {
 			const struct kb_perf_obs *ro;
+			double expect;
 
 			if (!in->revert_of || strcmp(in->revert_of, csha)) {
 				out->kind = KB_PERF_REVERT;
@@ -971,42 +1378,32 @@ revert:
 				goto out;
 			}
 			if (*in->revert_sha) {
-				double rec;
-
-				const struct kb_perf_obs *bo1;
-
-				pair_samples(c, find(c, in->revert_sha), bo, 1, &keep[2], &ro,
-					     &bo1);
-				switch (seq_test(c, ro, bo1, VERIFY_BOOTS, VERIFY_MAX_BOOTS,
-						 VERIFY_MAX_BOOTS, 2, VERIFY_ALPHA, &pv, &rec)) {
-				case CAL_MORE:
-					if (!budget_left(c))
-						break;
+				ro = find(c, in->revert_sha);
+				pair_up(c, ro, bo, 1, -1, &rb);
+				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
+				r = check(&rb, expect);
+				if (r == CHECK_MORE && !budget_left(c))
+					r = CHECK_FAIL;
+				if (r == CHECK_MORE) {
 					if (!owns(c, 1)) {
 						wait_action(c, out, "the revert check is "
 							    "measured on another machine");
-						ret = ACTION;
-						goto out;
+					} else if (!strcmp(check_next(c, ro, in->revert_sha, bo,
+								      in->node_sha[bad]),
+							   in->revert_sha)) {
+						run_action(out, in->revert_sha, "revert", c->runs,
+							   "verify: BAD with the culprit reverted, "
+							   "pair %zu", rb.n + 1);
+					} else {
+						run_action(out, in->node_sha[bad], "bad", c->runs,
+							   "verify: BAD, beside its revert");
 					}
-					if (boots_here(c, find(c, in->revert_sha)) <=
-					    boots_here(c, bo))
-						run_action(out, in->revert_sha, "revert",
-							   in->p.runs_per_boot, "verify: BAD with "
-							   "the culprit reverted (p=%.3g)", pv);
-					else
-						run_action(out, in->node_sha[bad], "bad",
-							   in->p.runs_per_boot, "verify: BAD, beside "
-							   "its revert (p=%.3g)", pv);
 					ret = ACTION;
 					goto out;
-				case CAL_DIFFER:
-					break;
-				default:
-					pv = 1;
 				}
-				/* rec: how much worse BAD is than the revert */
-				f->revert_check = pv < VERIFY_ALPHA &&
-					rec >= 0.25 * f->share * (c->mu_b - c->mu_g) ? "pass" : "fail";
+				/* how much worse BAD is than the revert */
+				f->revert_check = r == CHECK_PASS &&
+					rb.mean >= 0.25 * expect ? "pass" : "fail";
 			}
 		}
 		if (parent_open) {
@@ -1016,11 +1413,15 @@ revert:
 		}
 	}
 out:
-	for (k = 0; k < 4; k++)
-		free(keep[k].s);
 	free(post);
 	free(w);
 	return ret;
+}
+
+/* The value on the scale levels are compared on. */
+static double yval(const struct ctx *c, double v)
+{
+	return c->use_log ? log(v) : v;
 }
 
 static json_t *level_row(const struct ctx *c, const char *label, const char *sha,
@@ -1103,46 +1504,65 @@ static json_t *steps_json(const struct ctx *c)
 	return steps;
 }
 
-static json_t *culprit_json(const struct ctx *c, const struct found *f)
+/* A change in z units as a relative change of the metric, in percent. */
+static double pct_of(const struct ctx *c, double dz, double base)
+{
+	double d = c->in->p.higher_is_better ? -dz : dz;
+
+	if (c->use_log)
+		return 100 * (exp(d) - 1);
+	return base ? 100 * d / fabs(base) : 0;
+}
+
+static json_t *culprit_json(struct ctx *c, const struct found *f)
 {
 	const struct kb_perf_in *in = c->in;
 	const char *sha = in->node_sha[f->node], *psha = in->parent_sha[f->node];
-	double pm = raw_mean(c, psha), cm = raw_mean(c, sha), lo, hi;
-	const struct kb_perf_obs *po = find(c, psha), *co = find(c, sha);
-	double *zp, *zc;
-	size_t np, nc;
+	double pm = raw_mean(c, psha), lo, hi, d;
 	json_t *j;
 
-	zp = steady(c, po, &np);
-	zc = steady(c, co, &nc);
-	kb_diff_ci(zp, np, zc, nc, 0.90, 300, in->p.seed, &lo, &hi);
-	free(zp);
-	free(zc);
-	if (in->p.higher_is_better) {
-		double t = -lo;
+	d = pct_of(c, f->step, pm);
+	lo = pct_of(c, f->step - 1.645 * f->step_se, pm);
+	hi = pct_of(c, f->step + 1.645 * f->step_se, pm);
+	if (lo > hi) {
+		double t = lo;
 
-		lo = -hi;
+		lo = hi;
 		hi = t;
-	}
-	if (c->use_log) {
-		lo = 100 * (exp(lo) - 1);
-		hi = 100 * (exp(hi) - 1);
-	} else {
-		lo = 100 * lo / fabs(pm);
-		hi = 100 * hi / fabs(pm);
 	}
 	/* the culprit accounts for the change from GOOD to BAD when the upper
 	 * end of its share's interval reaches 3/4 (as the search for a second
 	 * culprit takes it) */
-	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:f, s:[f, f], "
+	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:i, s:f, s:[f, f], "
 		      "s:{s:s, s:s, s:s, s:s, s:s}}",
 		      "commit", sha, "parent", psha, "probability", f->prob,
-		      "delta_pct", 100 * (cm / pm - 1), "delta_ci_pct", lo, hi,
+		      "delta_pct", d, "delta_ci_pct", lo, hi, "pairs", (int)f->npairs,
 		      "explained", f->share, "explained_ci", f->share_lo, f->share_hi,
 		      "checks", "parent_vs_culprit", f->parent_check,
 		      "revert", f->revert_check, "rebuild", "n/a",
 		      "warm_up", c->warm_detected ? "warning" : "pass",
 		      "explained", f->share_hi >= 0.75 ? "pass" : "warning");
+	if (pooled(c)) {
+		/* the step on each machine that measured the pair */
+		json_t *ms = json_array();
+		const struct kb_perf_obs *po = find(c, psha), *co = find(c, sha);
+
+		for (int m = 0; m < c->nmach; m++) {
+			struct pairs ps;
+
+			pair_up(c, po, co, -1, m, &ps);
+			if (!ps.n)
+				continue;
+			json_array_append_new(ms, json_pack("{s:i, s:i, s:f, s:f}", "machine", m,
+				"pairs", (int)ps.n, "delta_pct", pct_of(c, ps.mean, pm),
+				"se_pct", fabs(pct_of(c, ps.se, pm))));
+			if (ps.n >= 2 && ps.mean + 2 * ps.se < 0.25 * f->step)
+				warn(c, "machine-step", "machine %d measured no step from %.12s to "
+				     "%.12s (%+.1f%%, %zu pairs), where the others did", m, psha, sha,
+				     pct_of(c, ps.mean, pm), ps.n);
+		}
+		json_object_set_new(j, "machines", ms);
+	}
 	return j;
 }
 
@@ -1153,6 +1573,8 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 	json_t *v, *table = json_array();
 	double gm = raw_mean(c, in->good_sha);
 	size_t i, nskip = 0;
+	char rwhy[200];
+	int runs;
 
 	for (i = 0; in->marks && i < in->g->n; i++)
 		nskip += in->marks[i] == 's';
@@ -1178,11 +1600,14 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 		}
 	}
 	json_array_append_new(table, level_row(c, "bad", in->node_sha[in->bad], gm));
-	v = json_pack("{s:s, s:o, s:O, s:o, s:o, s:i, s:i, s:f}",
+	runs = runs_for(c, rwhy, sizeof(rwhy));
+	v = json_pack("{s:s, s:o, s:O, s:o, s:o, s:i, s:i, s:f, s:f, s:i, s:s}",
 		      "verdict", verdict, "culprits", culprits, "warnings", c->warnings,
 		      "table", table, "steps", steps_json(c), "runs_total", (int)c->total,
 		      "warmup_used", c->warm, "noise_pct",
-		      c->use_log ? 100 * (exp(c->sigma) - 1) : c->sigma);
+		      c->use_log ? 100 * (exp(c->sigma) - 1) : c->sigma,
+		      "boot_spread_pct", c->use_log ? 100 * (exp(sqrt(c->tau2)) - 1) :
+		      sqrt(c->tau2), "runs_per_boot", runs, "runs_per_boot_why", rwhy);
 	if (why)
 		json_object_set_new(v, "reason", json_string(why));
 	out->kind = KB_PERF_DONE;
@@ -1190,32 +1615,31 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 	snprintf(out->note, sizeof(out->note), "%s", verdict);
 }
 
-/* Is there a change left before the culprit's parent or after it? */
+/* Is there a change left before the culprit's parent or after it?  Each
+ * side measured against its endpoint, the drift taken off, beyond the
+ * noise of both and a tenth of the change. */
 static int residual(const struct ctx *c, const struct found *f)
 {
 	const struct kb_perf_in *in = c->in;
 	const struct kb_perf_obs *po = find(c, in->parent_sha[f->node]),
 		*co = find(c, in->node_sha[f->node]), *go = find(c, in->good_sha),
 		*bo = find(c, in->node_sha[in->bad]);
-	double *zp, *zc, *zg, *zb;
+	double zp, vp, zc, vc, zg, vg, zb, vb, delta = c->mu_b - c->mu_g;
 	size_t np, nc, ng, nb;
-	int r;
 
 	if (po == go)
 		po = NULL;
-	zp = steady(c, po, &np);
-	zc = steady(c, co, &nc);
-	zg = steady(c, go, &ng);
-	zb = steady(c, bo, &nb);
-	r = (nc >= 5 && nb >= 5 && kb_mann_whitney_p(zc, nc, zb, nb) < VERIFY_ALPHA &&
-	     kb_median(zb, nb) > kb_median(zc, nc)) ||
-	    (np >= 5 && ng >= 5 && kb_mann_whitney_p(zg, ng, zp, np) < VERIFY_ALPHA &&
-	     kb_median(zp, np) > kb_median(zg, ng));
-	free(zp);
-	free(zc);
-	free(zg);
-	free(zb);
-	return r;
+	commit_value(c, po, &zp, &vp, &np);
+	commit_value(c, co, &zc, &vc, &nc);
+	commit_value(c, go, &zg, &vg, &ng);
+	commit_value(c, bo, &zb, &vb, &nb);
+	if (co != bo && nc >= 2 && nb >= 2 && zb - zc > 0.1 * delta &&
+	    (zb - zc) / sqrt(vb + vc + 2 * c->lay2) > 3)
+		return 1;
+	if (np >= 2 && ng >= 2 && zp - zg > 0.1 * delta &&
+	    (zp - zg) / sqrt(vp + vg + 2 * c->lay2) > 3)
+		return 1;
+	return 0;
 }
 
 /*
@@ -1228,22 +1652,14 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 {
 	const struct kb_perf_in *in = c->in;
 	const struct kb_graph *g = in->g;
-	const struct kb_perf_obs *po = find(c, in->parent_sha[f->node]),
-		*co = find(c, in->node_sha[f->node]);
-	double *zp, *zc, step;
-	size_t np, nc, k;
-	unsigned char *alive = kb_calloc(g->n, 1);
+	double step = f->step;
+	size_t k;
+	unsigned char *alive;
 	int ret = NOTHING;
 
-	zp = steady(c, po, &np);
-	zc = steady(c, co, &nc);
-	step = kb_median(zc, nc) - kb_median(zp, np);
-	free(zp);
-	free(zc);
-	if (step <= 0 || step >= c->mu_b - c->mu_g) {
-		free(alive);
+	if (step <= 0 || step >= c->mu_b - c->mu_g)
 		return NOTHING;
-	}
+	alive = kb_calloc(g->n, 1);
 	c->known = f->node;
 	c->known_step = step;
 	c->known_in = kb_calloc(g->n, 1);
@@ -1253,23 +1669,37 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 		c->known_in[k] = c->anc[f->node];
 		alive[k] = alive_main[k];
 	}
-	{
-		/* the endpoints' own levels: the refined ones mix in commits that
-		 * hold the other step */
-		const struct kb_perf_obs *go = find(c, in->good_sha), *bo = find(c, in->node_sha[in->bad]);
-		double *zg = steady(c, go, &np), lo = kb_median(zg, np);
-		double *zb = steady(c, bo, &nc), hi = kb_median(zb, nc);
-
-		free(zg);
-		free(zb);
-		if (hi - step > lo)
-			ret = bisect_range(c, alive, in->bad, lo, hi - step, 0, f2, out);
-	}
+	ret = bisect_range(c, alive, in->bad, c->mu_g, c->mu_b - step, 0, f2, out);
 	free(c->known_in);
 	c->known_in = NULL;
 	c->known = -1;
 	free(alive);
 	return ret;
+}
+
+/* The endpoints measured again differ from their first measurements
+ * beyond their noise: the machine drifted. */
+static void drift_warning(struct ctx *c)
+{
+	double delta = c->mu_b - c->mu_g;
+
+	for (int m = 0; m < c->nmach; m++) {
+		const struct machine_drift *md = &c->drift[m];
+		double shift, se;
+
+		if (md->first_end < 0 || md->last_end <= md->first_end)
+			continue;
+		shift = md->d[md->last_end] - md->d[md->first_end];
+		se = sqrt(md->pvar[md->last_end] + md->pvar[md->first_end]);
+		if (fabs(shift) > 3 * se && fabs(shift) > 0.25 * delta) {
+			warn(c, "drift", "GOOD and BAD measured again differ from their first "
+			     "measurements by %+.1f%%%s: the machine's speed changed during the "
+			     "session; every decision compared commits measured together or "
+			     "allowed for the change", pct_of(c, shift, 1),
+			     c->nmach > 1 ? " on a machine" : "");
+			return;
+		}
+	}
 }
 
 /* Does 'o' have a sample taken on machine 'm'? */
@@ -1388,6 +1818,24 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 	return out ? out : kb_calloc(1, sizeof(*out));
 }
 
+static void free_ctx(struct ctx *c)
+{
+	for (int m = 0; m < c->nmach; m++) {
+		free(c->tl[m]);
+		free(c->drift[m].d);
+		free(c->drift[m].pvar);
+	}
+	free(c->tl);
+	free(c->drift);
+	free(c->boot);
+	free(c->ob_first);
+	free(c->ob_n);
+	json_decref(c->warnings);
+	free(c->anc);
+	free(c->scaled);
+	free(c->scale_inv_n);
+}
+
 int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 {
 	struct kb_perf_in scaled_in;
@@ -1395,8 +1843,9 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	size_t nscaled = 0;
 	struct ctx c;
 	const struct kb_perf_obs *go, *bo;
-	double *zg = NULL, *zb = NULL, pmw, eff, *res;
-	size_t ng, nb, i, j, n;
+	struct pairs cal;
+	double pmw, eff;
+	size_t i, j, n;
 	int bg, bb, ret = 0, r;
 	unsigned char *alive = NULL;
 	char *marks;
@@ -1410,6 +1859,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	c.warnings = json_array();
 	c.anc = kb_calloc(in->g->n ? in->g->n : 1, 1);
 	c.known = -1;
+	c.runs = in->p.runs_per_boot;
 	for (i = 0; i < in->nobs; i++) {
 		c.total += in->obs[i].n;
 		for (j = 0; j < in->obs[i].n; j++)
@@ -1446,7 +1896,8 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 		bg = boots_here(&c, go);
 		bb = boots_here(&c, bo);
 	}
-	/* 1. calibrate */
+	/* 1. calibrate: GOOD and BAD in turn, each boot of one compared with
+	 * the boot of the other measured next to it */
 	if (full_boots(&c, go) < in->p.min_cal_boots || full_boots(&c, bo) < in->p.min_cal_boots) {
 		if (bg <= bb)
 			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
@@ -1457,14 +1908,17 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 		goto out;
 	}
 	detect_warmup(&c);
-	zg = steady(&c, go, &ng);
-	zb = steady(&c, bo, &nb);
-	if (ng < 3 || nb < 3) {
+	build_boots(&c);
+	out->noise = c.sigma;
+	out->boot_spread = sqrt(c.tau2);
+	pair_up(&c, go, bo, -1, -1, &cal);
+	if (!c.ob_n[obs_index(&c, go)] || !c.ob_n[obs_index(&c, bo)]) {
 		finish(&c, out, "inconclusive", json_array(),
 		       "too few samples after the warm-up runs: raise runs_per_boot");
 		goto out;
 	}
-	switch (calibrate(&c, go, bo, &pmw, &eff)) {
+	switch (paired_test(&c, go, bo, in->p.min_cal_boots, in->p.max_cal_boots, 8, 0.5,
+			    in->p.alpha, &pmw)) {
 	case CAL_MORE:
 		if (!budget_left(&c))
 			goto no_difference;
@@ -1484,28 +1938,24 @@ no_difference:
 	default:
 		break;
 	}
-	c.mu_g = kb_median(zg, ng);
-	c.mu_b = kb_median(zb, nb);
-	eff = c.mu_b - c.mu_g;
-	res = kb_malloc((ng + nb) * sizeof(*res));
-	for (i = 0; i < ng; i++)
-		res[i] = zg[i] - c.mu_g;
-	for (i = 0; i < nb; i++)
-		res[ng + i] = zb[i] - c.mu_b;
-	c.sigma = kb_mad(res, ng + nb);
-	if (!(c.sigma > 0))
-		c.sigma = kb_stddev(res, ng + nb);
-	if (!(c.sigma > 0))
-		c.sigma = fmax(fabs(eff) / 20, 1e-9);
-	free(res);
+	eff = cal.mean;
+	c.mu_g = 0;
+	c.mu_b = eff;
+	c.delta_se = cal.se;
 	if (eff <= 0) {
 		finish(&c, out, "no-regression", json_array(),
 		       "BAD measures better than GOOD");
 		goto out;
 	}
-	if (c.sigma > eff)
-		warn(&c, "noisy", "the run-to-run noise (%.2g) is larger than the change "
-		     "(%.2g): many runs are needed", c.sigma, eff);
+	fit_drift(&c);
+	c.runs = runs_for(&c, NULL, 0);
+	if (getenv("KB_DEBUG_DRIFT")) {
+		fprintf(stderr, "DBG sigma %.4f tau %.4f df %d delta %.4f se %.4f q %.6f ahead %.6f vboot %.6f\n",
+			c.sigma, sqrt(c.tau2), c.tau_df, eff, cal.se, c.drift[0].q, drift_ahead(&c, 0), boot_var(&c, c.runs - c.warm));
+	}
+	if (sqrt(boot_var(&c, c.runs - c.warm)) > eff)
+		warn(&c, "noisy", "the noise of one boot (%.2g) is larger than the change "
+		     "(%.2g): many boots are needed", sqrt(boot_var(&c, c.runs - c.warm)), eff);
 	/* a machine that measures apart: its scale known to a quarter of the
 	 * change before its samples count for much (the standard error of a
 	 * median is 1.25 sigma / sqrt(n); the scale is a mean of two
@@ -1516,10 +1966,10 @@ no_difference:
 		int m = in->machine;
 
 		if (boots_here(&c, go) <= boots_here(&c, bo))
-			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+			run_action(out, in->good_sha, "good", c.runs,
 				   "the baseline of machine %d, which measures apart: GOOD", m);
 		else
-			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+			run_action(out, in->node_sha[in->bad], "bad", c.runs,
 				   "the baseline of machine %d, which measures apart: BAD", m);
 		goto out;
 	}
@@ -1530,27 +1980,15 @@ no_difference:
 		marks[i] = in->marks[i] == 's' ? 0 : in->marks[i];
 	kb_bisect_alive(in->g, in->bad, marks, alive, &n);
 	free(marks);
-	if (c.mu_b > c.mu_g)
-		refine_levels(&c, alive);
 	r = bisect_range(&c, alive, in->bad, c.mu_g, c.mu_b, 1, &f, out);
-	if (r == ACTION && out->kind == KB_PERF_WAIT && f.node >= 0 && budget_left(&c)) {
-		/* a machine left out of the verification measures the
-		 * endpoints again now rather than at the end */
-		const struct kb_perf_obs *co = find(&c, in->node_sha[f.node]);
-
-		if (co && go->last < co->first && !busy_n(&c, in->good_sha))
-			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
-				   "measure GOOD again, to see drift");
-		else if (co && bo->last < co->first && !busy_n(&c, in->node_sha[in->bad]))
-			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
-				   "measure BAD again, to see drift");
-	}
 	if (r == ACTION)
 		goto out;
 	if (f.node < 0) {
+		drift_warning(&c);
 		finish(&c, out, "inconclusive", json_array(), f.why);
 		goto out;
 	}
+	drift_warning(&c);
 	/* a culprit; does it explain the whole change? */
 	json_t *culprits = json_array();
 
@@ -1586,51 +2024,6 @@ no_difference:
 			     100 * f.share, 100 * f.share_lo, 100 * f.share_hi);
 		}
 	}
-	/* 5. the endpoints once more, to see drift */
-	{
-		const struct kb_perf_obs *co = find(&c, in->node_sha[f.node]);
-		int last_good_late = go->last > co->first, last_bad_late = bo->last > co->first;
-		int good_busy = busy_n(&c, in->good_sha), bad_busy = busy_n(&c, in->node_sha[in->bad]);
-
-		if (!last_good_late && !good_busy && budget_left(&c)) {
-			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
-				   "measure GOOD again, to see drift");
-			json_decref(culprits);
-			goto out;
-		}
-		if (!last_bad_late && !bad_busy && budget_left(&c)) {
-			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
-				   "measure BAD again, to see drift");
-			json_decref(culprits);
-			goto out;
-		}
-		if ((!last_good_late && good_busy) || (!last_bad_late && bad_busy)) {
-			wait_action(&c, out, "the endpoints are measured again");
-			json_decref(culprits);
-			goto out;
-		}
-		for (int e = 0; e < 2; e++) {
-			const struct kb_perf_obs *o = e ? bo : go;
-			double early[4096], late[4096];
-			size_t ne = 0, nl = 0;
-			int lastboot = o->s[o->n - 1].boot, firstboot = o->s[0].boot;
-
-			for (i = 0; i < o->n; i++) {
-				if (o->s[i].run <= c.warm)
-					continue;
-				if (o->s[i].boot == lastboot && ne < 4096 && nl < 4096)
-					late[nl++] = zval(&c, o->s[i].value);
-				else if (o->s[i].boot != lastboot && o->s[i].boot >= firstboot &&
-					 ne < 4096)
-					early[ne++] = zval(&c, o->s[i].value);
-			}
-			if (ne >= 3 && nl >= 3 &&
-			    kb_mann_whitney_p(early, ne, late, nl) < in->p.alpha &&
-			    fabs(kb_median(late, nl) - kb_median(early, ne)) > 0.5 * eff)
-				warn(&c, "drift", "%s measured again at the end differs from "
-				     "its first measurements: the machine drifted", e ? "BAD" : "GOOD");
-		}
-	}
 	finish(&c, out, json_array_size(culprits) > 1 ? "multiple" : "culprit", culprits, NULL);
 out:
 	if (in->summary && !out->verdict) {
@@ -1644,17 +2037,11 @@ out:
 	}
 	out->level_good = c.mu_g;
 	out->level_bad = c.mu_b;
-	out->noise = c.sigma;
 	out->warmup_used = c.warm;
 	if (ret == 0 && out->kind == KB_PERF_DONE && !out->verdict)
 		ret = kb_error(KB_ERROR, "no verdict");
-	json_decref(c.warnings);
 	free(alive);
-	free(zg);
-	free(zb);
-	free(c.anc);
 	kb_perf_obs_free(scaled, nscaled);
-	free(c.scaled);
-	free(c.scale_inv_n);
+	free_ctx(&c);
 	return ret;
 }

@@ -47,6 +47,7 @@ struct kb_sample {
 	int boot, run;
 	double value;
 	int machine;          /* the machine of a pool it was taken on */
+	size_t order;         /* its place among all samples, in time */
 };
 
 /* Every sample of one commit, in the order taken. */
@@ -69,6 +70,9 @@ struct kb_perf_params {
 	int min_probe;        /* samples before a probe may be decided, 5 */
 	int max_probe;        /* samples after which a probe is unknown, 40 */
 	int max_runs;         /* a budget for the whole session */
+	int runs_fixed;       /* runs_per_boot is the user's choice: keep it */
+	double boot_cost;     /* what a boot costs beside a run (seconds; 0: */
+	double run_cost;      /* unknown, taken as alike) */
 	uint64_t seed;
 };
 
@@ -130,6 +134,7 @@ struct kb_perf_out {
 			     * exp(its entropy), 1 when it is sure */
 	double level_good, level_bad, noise; /* z levels and noise in use */
 	int warmup_used;
+	double boot_spread;  /* the boots' own spread, z units */
 	json_t *verdict;    /* DONE: verdict, culprits, warnings, table, steps */
 	json_t *summary;    /* with in->summary: steps, table, warnings so far */
 };

@@ -1,0 +1,263 @@
+#include "noise.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+double kb_noise_within(const double *x, const size_t *len, size_t nboots)
+{
+	double *d = NULL, s;
+	size_t n = 0, alloc = 0, off = 0, b, i, j;
+
+	for (b = 0; b < nboots; off += len[b], b++)
+		for (i = 0; i < len[b]; i++)
+			for (j = i + 1; j < len[b]; j++) {
+				KB_ALLOC_GROW(d, n + 1, alloc);
+				d[n++] = fabs(x[off + i] - x[off + j]);
+			}
+	/* |x_i - x_j| of two normal runs is half-normal with scale sigma
+	 * sqrt(2): its median is 0.6745 sqrt(2) sigma */
+	s = n ? kb_median(d, n) / 0.95387 : 0;
+	free(d);
+	return s;
+}
+
+double kb_huber_location(const double *x, const double *sd, size_t n, double scale)
+{
+	double mu, num, den;
+	int iter;
+	size_t i;
+
+	if (!n)
+		return NAN;
+	if (!sd && !(scale > 0))
+		return kb_mean(x, n);
+	mu = kb_median(x, n);
+	for (iter = 0; iter < 30; iter++) {
+		double prev = mu;
+
+		num = den = 0;
+		for (i = 0; i < n; i++) {
+			double s = sd ? sd[i] : scale, r, w;
+
+			if (!(s > 0))
+				s = 1e-12;
+			r = fabs(x[i] - mu) / s;
+			w = (r > 1.5 ? 1.5 / r : 1) / (s * s);
+			num += w * x[i];
+			den += w;
+		}
+		mu = num / den;
+		if (fabs(mu - prev) < 1e-12 * (1 + fabs(mu)))
+			break;
+	}
+	return mu;
+}
+
+double kb_chi2_quantile(double p, double k)
+{
+	/* the normal quantile by bisection of kb_normal_cdf */
+	double lo = -10, hi = 10, z, a;
+
+	for (int i = 0; i < 80; i++) {
+		z = (lo + hi) / 2;
+		if (kb_normal_cdf(z) < p)
+			lo = z;
+		else
+			hi = z;
+	}
+	z = (lo + hi) / 2;
+	a = 1 - 2 / (9 * k) + z * sqrt(2 / (9 * k));
+	return k * a * a * a;
+}
+
+double kb_noise_boots(const double *d, const double *e, size_t n, double pool_p, int *df)
+{
+	double stat = 0, sum_d2 = 0, sum_e = 0, *r2, cap;
+	size_t i;
+
+	*df = -1;
+	if (!n)
+		return 0;
+	/* a pair with an outlying boot weighs no more than nine times the
+	 * typical pair (from five pairs on) */
+	r2 = kb_malloc(n * sizeof(*r2));
+	for (i = 0; i < n; i++)
+		r2[i] = d[i] * d[i] / (e[i] > 0 ? e[i] : 1e-300);
+	cap = n >= 5 ? 9 * kb_median(r2, n) / 0.4549 : INFINITY;
+	for (i = 0; i < n; i++) {
+		double ri = fmin(r2[i], cap);
+
+		stat += ri;
+		sum_d2 += ri * e[i];
+		sum_e += e[i];
+	}
+	free(r2);
+	if (stat <= kb_chi2_quantile(1 - pool_p, (double)n))
+		return 0;
+	*df = (int)n;
+	/* E[d^2] = 2 tau^2 + e */
+	return fmax(0, (sum_d2 - sum_e) / (2 * (double)n));
+}
+
+/* The log likelihood of the walk with step variance q, and (when d is
+ * set) its smoothed drift.  The walk starts anywhere: at the first
+ * observation, and again at every observation marked 'reset' (a jump of
+ * the machine's speed), which carry no likelihood.  innov[i] (when set):
+ * observation i's innovation over its standard deviation (0 where the
+ * walk starts), pred[i] the walk's level predicted for it. */
+static double walk(const size_t *t, const double *y, const double *v, const unsigned char *reset,
+		   size_t n, size_t nt, double q, double big, double *d, double *pvar,
+		   double *innov, double *pred)
+{
+	double *af = kb_malloc(nt * sizeof(*af)), *pf = kb_malloc(nt * sizeof(*pf));
+	double a = 0, p = big, ll = 0;
+	size_t i = 0, k;
+	int seen = 0;
+
+	for (k = 0; k < nt; k++) {
+		if (k)
+			p += q;
+		for (; i < n && t[i] == k; i++) {
+			double s, e, g;
+
+			if (reset[i])
+				p = big;
+			s = p + v[i];
+			e = y[i] - a;
+			g = p / s;
+			if (innov) {
+				innov[i] = seen && !reset[i] ? e / sqrt(s) : 0;
+				pred[i] = a;
+			}
+			if (seen && !reset[i])
+				ll -= 0.5 * (log(s) + e * e / s);
+			seen = 1;
+			a += g * e;
+			p -= g * p;
+		}
+		af[k] = a;
+		pf[k] = p;
+	}
+	if (d) {
+		/* Rauch-Tung-Striebel, backwards; a jump's reset makes the
+		 * walk after it ignore what came before (the gain is 0) */
+		d[nt - 1] = af[nt - 1];
+		pvar[nt - 1] = pf[nt - 1];
+		for (k = nt - 1; k-- > 0;) {
+			double pp = pf[k] + q, j;
+
+			for (i = 0; i < n; i++)
+				if (reset[i] && t[i] == k + 1)
+					pp = big;
+			j = pp > 0 ? pf[k] / pp : 0;
+			d[k] = af[k] + j * (d[k + 1] - af[k]);
+			pvar[k] = pf[k] + j * j * (pvar[k + 1] - pp);
+		}
+	}
+	free(af);
+	free(pf);
+	return ll;
+}
+
+static double best_q(const size_t *t, const double *y, const double *v, const unsigned char *reset,
+		     size_t n, size_t nt, double vbar, double big)
+{
+	static const double grid[] = { 0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.3, 1, 3 };
+	double best_ll = -INFINITY, q = 0;
+
+	for (size_t i = 0; i < sizeof(grid) / sizeof(grid[0]); i++) {
+		double ll = walk(t, y, v, reset, n, nt, grid[i] * vbar, big, NULL, NULL, NULL, NULL);
+
+		/* a larger step must earn its place: one unit of log
+		 * likelihood */
+		if (ll > best_ll + (i ? 1.0 : 0)) {
+			best_ll = ll;
+			q = grid[i] * vbar;
+		}
+	}
+	return q;
+}
+
+/*
+ * A machine's speed wanders slowly (the walk) and jumps now and then
+ * (other work starts or stops).  An observation far off the walk's
+ * prediction (4.5 standard deviations) is a jump when the next one stays
+ * with it, an outlying boot (its variance made large) when the next one
+ * comes back.  Between a jump's two observations the drift is either
+ * level: the boots there get the midpoint, with the jump's half squared
+ * added to their variance.
+ */
+double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t n,
+		       size_t nt, double *d, double *pvar)
+{
+	double vbar = 0, q, big, *vv, *innov, *pred;
+	unsigned char *reset;
+	size_t i, k;
+
+	if (!nt)
+		return 0;
+	if (!n) {
+		for (i = 0; i < nt; i++) {
+			d[i] = 0;
+			pvar[i] = 1e12;
+		}
+		return 0;
+	}
+	for (i = 0; i < n; i++)
+		vbar += v[i] / (double)n;
+	big = 1e8 * (vbar > 0 ? vbar : 1);
+	vv = kb_malloc(n * sizeof(*vv));
+	memcpy(vv, v, n * sizeof(*vv));
+	innov = kb_calloc(n, sizeof(*innov));
+	pred = kb_calloc(n, sizeof(*pred));
+	reset = kb_calloc(n, 1);
+	/* jumps and outliers first, seen against a steady machine; then
+	 * the walk's step, by likelihood, with them set apart */
+	q = 0;
+	for (int iter = 0; iter < 12; iter++) {
+		size_t worst = 0;
+		double wz = 0, nq;
+
+		walk(t, y, vv, reset, n, nt, q, big, NULL, NULL, innov, pred);
+		for (i = 0; i < n; i++)
+			if (fabs(innov[i]) > wz) {
+				wz = fabs(innov[i]);
+				worst = i;
+			}
+		if (wz < 4.5) {
+			nq = best_q(t, y, vv, reset, n, nt, vbar, big);
+			if (nq == q)
+				break;
+			q = nq;
+			continue;
+		}
+		if (worst + 1 < n && !reset[worst + 1] &&
+		    fabs(y[worst + 1] - pred[worst]) < fabs(y[worst + 1] - y[worst]))
+			vv[worst] *= 1e4;
+		else
+			reset[worst] = 1;
+	}
+	walk(t, y, vv, reset, n, nt, q, big, d, pvar, NULL, NULL);
+	for (i = 1; i < n; i++) {
+		size_t a = t[i - 1], b = t[i];
+		double mid, half;
+
+		if (!reset[i] || b <= a + 1)
+			continue;
+		mid = (d[a] + d[b]) / 2;
+		half = (d[b] - d[a]) / 2;
+		for (k = a + 1; k < b; k++) {
+			pvar[k] = fmax(pvar[k], (pvar[a] + pvar[b]) / 2) + half * half;
+			d[k] = mid;
+		}
+	}
+	free(vv);
+	free(innov);
+	free(pred);
+	free(reset);
+	return q;
+}
