@@ -16,6 +16,7 @@
 #define VERIFY_MIN_PAIRS 2   /* pairs before a check may pass */
 #define VERIFY_BOOTS 3       /* pairs before a check may fail early */
 #define VERIFY_MAX_BOOTS 16  /* pairs after which a check fails */
+#define SHARE_PAIRS 6        /* pairs to tell a partial share */
 #define MIN_SPLIT 0.02
 
 void kb_perf_params_default(struct kb_perf_params *p)
@@ -141,6 +142,7 @@ struct found {
 	double step, step_se;    /* parent to culprit, measured together */
 	size_t npairs;
 	double share, share_lo, share_hi;
+	double share_hi0;    /* share_hi, the builds' offsets left out */
 	char why[200];
 };
 
@@ -749,8 +751,8 @@ static int max_probe_boots(const struct ctx *c)
 	return b < 3 ? 3 : b;
 }
 
-static void commit_value(const struct ctx *c, const struct kb_perf_obs *o, double *z,
-			 double *var, size_t *n)
+static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o, double *z,
+			       double *var, size_t *n, double *floor)
 {
 	size_t i, k, nb;
 	double *v, *sd, w = 0, pd = 0;
@@ -780,16 +782,28 @@ static void commit_value(const struct ctx *c, const struct kb_perf_obs *o, doubl
 	 * boots close in time, does not shrink with more of them */
 	*z = kb_huber_location(v, sd, nb, 0);
 	*var = 1 / w + pd / w + c->lay2;
+	if (floor)
+		*floor = pd / w + c->lay2;
 	*n = nb;
 	free(v);
 	free(sd);
 }
 
+/* A commit's value, and the variance more of its boots cannot take away
+ * (the drift's, its own offset's) in *floor when set. */
+static void commit_value(const struct ctx *c, const struct kb_perf_obs *o, double *z,
+			 double *var, size_t *n)
+{
+	commit_value_floor(c, o, z, var, n, NULL);
+}
+
 static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
 			double hi, struct probe_state *ps)
 {
+	double floor = 0;
+
 	memset(ps, 0, sizeof(*ps));
-	commit_value(c, o, &ps->z, &ps->var, &ps->n);
+	commit_value_floor(c, o, &ps->z, &ps->var, &ps->n, &floor);
 	if (!ps->n)
 		return;
 	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
@@ -809,7 +823,9 @@ static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double
 		if (f_lo > 0.25 && f_hi < 0.75)
 			ps->between = 1;
 	}
-	if (ps->n >= (size_t)max_probe_boots(c))
+	/* at its cap, or where more boots would change little: what is
+	 * left is the commit's own offset */
+	if (ps->n >= (size_t)max_probe_boots(c) || (ps->n >= 3 && ps->var < 1.25 * floor))
 		ps->capped = 1;
 }
 
@@ -840,6 +856,10 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 	/* a commit at BAD's level is decided in one boot at log-odds
 	 * delta^2 / (2 var) >= DECIDE, with a margin */
 	need = 1.2 * 2 * DECIDE * 1.05 * c->sigma * c->sigma / (delta * delta);
+	/* beyond the benchmark's own only when a probe needs two of its
+	 * boots anyway */
+	if (need <= hi)
+		hi = steady;
 	n = (int)ceil(fmin(opt, fmax(need, 1)));
 	if (n < lo)
 		n = lo;
@@ -1122,19 +1142,32 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
 
 /*
  * One check of a verification: boots of a and b in pairs measured
- * together, b expected worse by 'expect' (z).  PASS when b measures worse
- * at VERIFY_ALPHA, FAIL when the step is clearly below a quarter of what
- * is expected (from VERIFY_BOOTS pairs on) or the pairs reach their cap,
- * else MORE.
+ * together, b expected worse by 'expect' (z).  Two builds differ by their
+ * own offsets (code layout) too, variance 'extra' beside the pairs' own
+ * noise: the step between parent and culprit must stand out of the
+ * pairs' noise at VERIFY_ALPHA and beyond what the offsets give at 5%
+ * ('strict' 1; 2, for a second culprit, which the search picked for
+ * its step: at 0.001); a revert, a build of its own, must recover significantly
+ * and by no clearly less than a quarter of what is expected.  PASS, FAIL
+ * when the step is clearly below a quarter of what is expected (from
+ * VERIFY_BOOTS pairs on) or the pairs reach their cap, else MORE.
  */
 enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
 
-static int check(const struct pairs *ps, double expect)
+static int check(const struct pairs *ps, double expect, double extra, int strict)
 {
-	if (ps->n >= 2 && ps->se > 0 && ps->mean / ps->se >= Z_VERIFY &&
-	    ps->n >= VERIFY_MIN_PAIRS)
+	double total = sqrt(ps->se * ps->se + extra);
+
+	double beyond = strict > 1 ? 3.29 : 1.645;
+
+	if (ps->n >= VERIFY_MIN_PAIRS && ps->se > 0 && ps->mean / ps->se >= Z_VERIFY &&
+	    (!strict || ps->mean / total >= beyond) && ps->mean + 2 * total >= 0.25 * expect)
 		return CHECK_PASS;
-	if (ps->n >= VERIFY_BOOTS && ps->mean + 2.5 * ps->se < 0.25 * expect)
+	if (ps->n >= VERIFY_BOOTS && ps->mean + 2.5 * total < 0.25 * expect)
+		return CHECK_FAIL;
+	/* more pairs would not take the offsets' share away */
+	if (strict && ps->n >= VERIFY_BOOTS && ps->se * ps->se < 0.2 * extra &&
+	    ps->mean / total < beyond)
 		return CHECK_FAIL;
 	if (ps->n >= VERIFY_MAX_BOOTS)
 		return CHECK_FAIL;
@@ -1154,6 +1187,154 @@ static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
 	if (l && b && l == b)
 		return asha;
 	return asha;
+}
+
+/*
+ * Each commit's own offset (its build's code layout): commits placed
+ * firmly on one side differ from their
+ * nearest measured ancestors on that side by more than their boots
+ * explain.  The
+ * chi-square test of the boot spread, on commits instead of boots; 0
+ * when they do not, or fewer than three pairs tell.  With it, the levels the probes
+ * are compared with: each side's commits together, weighed by what each
+ * tells, so that GOOD's or BAD's own offset does not set a side's level.
+ */
+static void estimate_layout(struct ctx *c, const unsigned char *alive, double *lo, double *hi)
+{
+	const struct kb_graph *g = c->in->g;
+	double *post = kb_calloc(g->n, sizeof(*post)), *w = kb_calloc(g->n, sizeof(*w));
+	double *e = kb_calloc(c->in->nobs + 1, sizeof(*e)), *zs = kb_calloc(c->in->nobs + 1, sizeof(*zs));
+	signed char *side = kb_calloc(c->in->nobs + 1, 1);
+	size_t i;
+	int iter;
+
+	*lo = c->mu_g;
+	*hi = c->mu_b;
+	for (iter = 0; iter < 2; iter++) {
+		double sw[2] = { 0, 0 }, sz[2] = { 0, 0 };
+		int nside[2] = { 0, 0 };
+
+		c->lay2 = 0;
+		posterior(c, alive, c->in->bad, *lo, *hi, post);
+		kb_graph_reach(g, alive, post, w);
+		for (i = 0; i < c->in->nobs; i++) {
+			const struct kb_perf_obs *o = &c->in->obs[i];
+			double z, var;
+			size_t nb;
+
+			side[i] = 0;
+			if (!strcmp(o->sha, c->in->good_sha))
+				side[i] = -1;
+			else if (o->node == (long)c->in->bad)
+				side[i] = 1;
+			else if (o->node >= 0 && alive[o->node] && w[o->node] <= 0.02)
+				side[i] = -1;
+			else if (o->node >= 0 && alive[o->node] && w[o->node] >= 0.98)
+				side[i] = 1;
+			if (!side[i])
+				continue;
+			commit_value(c, o, &z, &var, &nb);
+			zs[i] = z;
+			e[i] = var;
+		}
+		{
+			/* each commit and its nearest measured ancestor on its
+			 * side (GOOD below them all): their difference holds two
+			 * offsets; a second culprit shows in few such
+			 * differences, so their median tells (chi-square with
+			 * one degree of freedom: median 0.4549) */
+			size_t nn = g->n, k = 0, *of = kb_malloc((nn + 1) * sizeof(*of));
+			size_t *queue = kb_malloc((nn + 1) * sizeof(*queue));
+			unsigned char *seen = kb_malloc(nn + 1);
+			double *dd = kb_calloc(c->in->nobs + 1, sizeof(*dd));
+			double *ee = kb_calloc(c->in->nobs + 1, sizeof(*ee));
+			long gi = -1;
+
+			for (i = 0; i < nn; i++)
+				of[i] = (size_t)-1;
+			for (i = 0; i < c->in->nobs; i++) {
+				long nd = c->in->obs[i].node;
+
+				if (side[i] && c->ob_n[i] >= 1 && nd >= 0)
+					of[nd] = i;
+				if (!strcmp(c->in->obs[i].sha, c->in->good_sha) && c->ob_n[i] >= 1)
+					gi = (long)i;
+			}
+			for (i = 0; i < c->in->nobs; i++) {
+				long nd = c->in->obs[i].node, found = -1;
+				size_t qh = 0, qt = 0;
+
+				if (!side[i] || c->ob_n[i] < 1 || nd < 0)
+					continue;
+				memset(seen, 0, nn);
+				queue[qt++] = (size_t)nd;
+				seen[nd] = 1;
+				while (qh < qt && found < 0) {
+					size_t x = queue[qh++];
+
+					for (size_t pi = 0; pi < kb_graph_nparents(g, x); pi++) {
+						size_t y = kb_graph_parent(g, x, pi);
+
+						if (seen[y])
+							continue;
+						seen[y] = 1;
+						if (of[y] != (size_t)-1 && side[of[y]] == side[i]) {
+							found = (long)of[y];
+							break;
+						}
+						queue[qt++] = y;
+					}
+				}
+				if (found < 0 && side[i] < 0)
+					found = gi;
+				if (found < 0)
+					continue;
+				dd[k] = zs[i] - zs[found];
+				ee[k] = e[i] + e[found];
+				k++;
+			}
+			if (k >= 5) {
+				/* medians: half the pairs must differ, not a few */
+				double *ratio = kb_malloc(k * sizeof(*ratio)), mr, me;
+
+				for (size_t q = 0; q < k; q++)
+					ratio[q] = dd[q] * dd[q] / ee[q];
+				mr = kb_median(ratio, k) / 0.4549;
+				me = kb_median(ee, k);
+				c->lay2 = mr > 1 ? (mr - 1) * me / 2 : 0;
+				free(ratio);
+			}
+			free(dd);
+			free(ee);
+			free(of);
+			free(queue);
+			free(seen);
+		}
+		for (i = 0; i < c->in->nobs; i++) {
+			int s2 = side[i] > 0;
+			double wt;
+
+			if (!side[i] || !c->ob_n[i])
+				continue;
+			wt = 1 / (e[i] + c->lay2);
+			sw[s2] += wt;
+			sz[s2] += wt * zs[i];
+			nside[s2]++;
+		}
+		if (!(c->lay2 > 0))
+			break;
+		/* the sides' levels, once there are commits beside the
+		 * endpoints on each */
+		if (nside[0] >= 3 && nside[1] >= 3 && sz[1] / sw[1] > sz[0] / sw[0]) {
+			*lo = sz[0] / sw[0];
+			*hi = sz[1] / sw[1];
+		}
+	}
+	free(post);
+	free(w);
+	free(e);
+	free(zs);
+	free(side);
 }
 
 /*
@@ -1290,6 +1471,11 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		ret = ACTION;
 		goto out;
 	}
+	/* no probe narrows it down further, and one commit is the clear
+	 * favourite: measured against its parent, together, it stands or
+	 * falls (its probability stays what the probes gave it) */
+	if (do_revert && best >= 0.5 && best_node >= 0)
+		goto verify;
 	snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
 		 "down (the most likely, %.12s, has %.0f%%)",
 		 best_node >= 0 ? in->node_sha[best_node] : "?", 100 * best);
@@ -1316,7 +1502,7 @@ verify:
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
-		r = check(&pc, hi - lo);
+		r = check(&pc, hi - lo, 2 * c->lay2, do_revert ? 1 : 2);
 		if (r == CHECK_MORE) {
 			if (!budget_left(c)) {
 				r = CHECK_FAIL;
@@ -1352,17 +1538,48 @@ verify:
 			goto revert;
 		f->parent_check = r == CHECK_PASS ? "pass" : "fail";
 		{
-			double delta = c->mu_b - c->mu_g, sh, se;
+			/* the share of the change from GOOD to BAD: the step
+			 * between the two commits' values (all their boots, the
+			 * drift taken off) over the change; both steps hold the
+			 * offsets of two builds besides */
+			double delta = c->mu_b - c->mu_g, sh, se, zp, vp, zc, vc, st, l2 = c->lay2;
+			size_t np, nc;
 
-			sh = f->step / delta;
-			se = sqrt(f->step_se * f->step_se + sh * sh * c->delta_se * c->delta_se) /
-			     delta;
+			commit_value(c, po, &zp, &vp, &np);
+			commit_value(c, co, &zc, &vc, &nc);
+			st = np && nc ? zc - zp : f->step;
+			vp = np && nc ? vp + vc - 2 * l2 : f->step_se * f->step_se;
+			sh = st / delta;
+			se = sqrt(vp + 2 * l2 + sh * sh * (c->delta_se * c->delta_se + 2 * l2)) / delta;
 			f->share = sh;
 			f->share_lo = sh - 1.645 * se;
 			f->share_hi = sh + 1.645 * se;
+			/* the same without the offsets: whether to look for the
+			 * rest of the change (a search that finds only offsets
+			 * names nobody) */
+			se = sqrt(vp + sh * sh * c->delta_se * c->delta_se) / delta;
+			f->share_hi0 = sh + 1.645 * se;
 		}
 		if (r == CHECK_FAIL)
 			goto out;
+		/* the step explains less than the whole, unless the share is
+		 * still too vague to tell: more pairs, to tell */
+		if (do_revert && f->share < 0.75 && f->share_hi0 >= 0.75 && pc.n < SHARE_PAIRS &&
+		    budget_left(c) && owns(c, 0)) {
+			struct pairs mine;
+
+			pair_up(c, po, co, -1, m, &mine);
+			if (!strcmp(check_next(c, po, psha, co, csha), psha))
+				run_action(out, psha, "parent", c->runs, "verify: the parent of the "
+					   "likely culprit, pair %zu, for the share of the change it "
+					   "explains (%.0f%%)", mine.n + 1, 100 * f->share);
+			else
+				run_action(out, csha, "culprit", c->runs, "verify: the likely culprit, "
+					   "for the share of the change it explains (%.0f%%)",
+					   100 * f->share);
+			ret = ACTION;
+			goto out;
+		}
 revert:
 		f->revert_check = "n/a";
 		if (do_revert) {
@@ -1381,7 +1598,9 @@ revert:
 				ro = find(c, in->revert_sha);
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
-				r = check(&rb, expect);
+				r = check(&rb, expect, 2 * c->lay2, 0);
+				if (getenv("KB_DEBUG_DRIFT"))
+					fprintf(stderr, "DBG revert n %zu mean %.4f se %.4f expect %.4f r %d\n", rb.n, rb.mean, rb.se, expect, r);
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
@@ -1402,8 +1621,7 @@ revert:
 					goto out;
 				}
 				/* how much worse BAD is than the revert */
-				f->revert_check = r == CHECK_PASS &&
-					rb.mean >= 0.25 * expect ? "pass" : "fail";
+				f->revert_check = r == CHECK_PASS ? "pass" : "fail";
 			}
 		}
 		if (parent_open) {
@@ -1633,11 +1851,17 @@ static int residual(const struct ctx *c, const struct found *f)
 	commit_value(c, co, &zc, &vc, &nc);
 	commit_value(c, go, &zg, &vg, &ng);
 	commit_value(c, bo, &zb, &vb, &nb);
+	/* the builds' offsets left out: this only starts a search, which
+	 * names nobody for offsets alone */
+	vp -= c->lay2;
+	vc -= c->lay2;
+	vg -= c->lay2;
+	vb -= c->lay2;
 	if (co != bo && nc >= 2 && nb >= 2 && zb - zc > 0.1 * delta &&
-	    (zb - zc) / sqrt(vb + vc + 2 * c->lay2) > 3)
+	    (zb - zc) / sqrt(vb + vc) > 3)
 		return 1;
 	if (np >= 2 && ng >= 2 && zp - zg > 0.1 * delta &&
-	    (zp - zg) / sqrt(vp + vg + 2 * c->lay2) > 3)
+	    (zp - zg) / sqrt(vp + vg) > 3)
 		return 1;
 	return 0;
 }
@@ -1844,7 +2068,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct ctx c;
 	const struct kb_perf_obs *go, *bo;
 	struct pairs cal;
-	double pmw, eff;
+	double pmw, eff, lev_g, lev_b;
 	size_t i, j, n;
 	int bg, bb, ret = 0, r;
 	unsigned char *alive = NULL;
@@ -1917,8 +2141,12 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 		       "too few samples after the warm-up runs: raise runs_per_boot");
 		goto out;
 	}
-	switch (paired_test(&c, go, bo, in->p.min_cal_boots, in->p.max_cal_boots, 8, 0.5,
-			    in->p.alpha, &pmw)) {
+	/* probes begin once GOOD and BAD differ: a noise model refined since
+	 * does not take that back */
+	for (i = 0, j = 0; i < in->nobs && !j; i++)
+		j = in->obs[i].node >= 0 && in->obs[i].node != (long)in->bad && c.ob_n[i];
+	switch (j ? CAL_DIFFER : paired_test(&c, go, bo, in->p.min_cal_boots, in->p.max_cal_boots,
+					     8, 0.5, in->p.alpha, &pmw)) {
 	case CAL_MORE:
 		if (!budget_left(&c))
 			goto no_difference;
@@ -1980,7 +2208,10 @@ no_difference:
 		marks[i] = in->marks[i] == 's' ? 0 : in->marks[i];
 	kb_bisect_alive(in->g, in->bad, marks, alive, &n);
 	free(marks);
-	r = bisect_range(&c, alive, in->bad, c.mu_g, c.mu_b, 1, &f, out);
+	estimate_layout(&c, alive, &lev_g, &lev_b);
+	if (getenv("KB_DEBUG_DRIFT"))
+		fprintf(stderr, "DBG layout %.4f levels %.4f %.4f\n", sqrt(c.lay2), lev_g, lev_b);
+	r = bisect_range(&c, alive, in->bad, lev_g, lev_b, 1, &f, out);
 	if (r == ACTION)
 		goto out;
 	if (f.node < 0) {
@@ -2008,7 +2239,9 @@ no_difference:
 		       "does not recover");
 		goto out;
 	}
-	if (f.share_hi < 0.75 || residual(&c, &f)) {
+	if (getenv("KB_DEBUG_DRIFT"))
+		fprintf(stderr, "DBG final share %.3f hi0 %.3f hi %.3f resid %d\n", f.share, f.share_hi0, f.share_hi, residual(&c, &f));
+	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
 		r = rest_of_change(&c, &f, alive, &f2, out);
 		if (r == ACTION) {
 			json_decref(culprits);
