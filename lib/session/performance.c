@@ -648,6 +648,17 @@ static void add_position(struct kb_session *s, json_t *o)
 				    json_integer((json_int_t)(s->dag.g.n - (size_t)node)));
 }
 
+/* The secondary metrics of report 'o' (report.c), the primary metric
+ * taken as moved when the verdict blames a commit and as still when it
+ * finds no regression. */
+static void add_metrics(struct kb_session *s, json_t *o, int warmup)
+{
+	const char *v = json_string_value(json_object_get(o, "verdict"));
+
+	kb_report_metrics(s, o, warmup, !v ? -1 : !strcmp(v, "culprit") ||
+			  !strcmp(v, "multiple") ? 1 : !strcmp(v, "no-regression") ? 0 : -1);
+}
+
 static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
@@ -708,6 +719,7 @@ static int report(struct kb_session *s, json_t **out)
 	}
 	if ((v = json_object_get(o, "likeliest")))
 		add_commit_info(s, v);
+	add_metrics(s, o, po.warmup_used);
 	*out = o;
 	return 0;
 }
