@@ -233,20 +233,24 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
 			       "so the change is in %s alone", b->metric.name, w.ptr,
 			       json_array_size(still) == 1 ? "its" : "their", b->metric.name);
 	} else if (!primary_moved && json_array_size(moved)) {
+		size_t nm = json_array_size(moved), k = 0;
+
 		json_array_foreach(all, i, row) {
 			if (!json_is_true(json_object_get(row, "moved")))
 				continue;
-			kb_buf_addf(&w, "%s%s %+.1f%% (p = %.2g)", w.len ? ", " : "",
+			kb_buf_addf(&w, "%s%s (%+.1f%%, p = %.2g)", k == 0 ? "" :
+				    k + 1 == nm ? " and " : ", ",
 				    json_string_value(json_object_get(row, "name")),
 				    json_number_value(json_object_get(row, "change_pct")),
 				    json_number_value(json_object_get(row, "p")));
+			k++;
 		}
 		kb_report_warn(json_object_get(o, "warnings"), "secondary-moved",
-			       "%s moved from GOOD to BAD but %s did not: %s from GOOD to BAD; "
-			       "the bisection looked for a change of %s only (bisect again with "
-			       "the one that moved as the metric to find where it did)",
-			       json_array_size(moved) == 1 ? "a secondary metric" :
-			       "secondary metrics", b->metric.name, w.ptr, b->metric.name);
+			       "%s moved from GOOD to BAD, but %s did not: the bisection "
+			       "looks at %s only; to find where %s moved, bisect again with %s "
+			       "as the metric", w.ptr, b->metric.name, b->metric.name,
+			       nm == 1 ? json_string_value(json_array_get(moved, 0)) : "they",
+			       nm == 1 ? "it" : "one of them");
 	}
 	kb_buf_release(&w);
 	json_decref(moved);
