@@ -305,6 +305,17 @@ static void print_setup(json_t *r, FILE *to)
 				*kb_str(m, "unit") ? ")" : "", *kb_str(m, "json_path") ? "JSON at" :
 				"text matching", *kb_str(m, "json_path") ? kb_str(m, "json_path") :
 				kb_str(m, "regex"), kb_str(m, "direction"));
+		if (json_array_size(json_object_get(b, "metrics"))) {
+			json_t *e;
+			size_t i;
+
+			fprintf(to, "  secondary:");
+			json_array_foreach(json_object_get(b, "metrics"), i, e)
+				fprintf(to, "%s %s%s%s%s", i ? "," : "", kb_str(e, "name"),
+					*kb_str(e, "unit") ? " (" : "", kb_str(e, "unit"),
+					*kb_str(e, "unit") ? ")" : "");
+			fprintf(to, "\n");
+		}
 		{
 			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
 				   warm = json_integer_value(json_object_get(r, "warmup_used"));

@@ -90,6 +90,7 @@ test_expect_success 'the text report: a block a metric, with its mark' '
 	grep " p99  moved (p = [0-9.e-]*)\$" out &&
 	grep " iops  within noise (p = [0-9.e-]*)\$" out &&
 	grep "^absent (ms): no value in the output of any run\$" out &&
+	grep "^  secondary: p50 (ms), p99 (ms), iops, absent (ms)\$" out &&
 	test "$(grep -c "^good  *parent  *culprit  *bad\$" out)" = 4 &&
 	test "$(grep -c "^$(echo $G | cut -c1-16) [0-9a-f]\{27\} $(echo $C | cut -c1-27) $(echo $B | cut -c1-27)\$" out)" = 4 &&
 	# the blocks come after the primary table, before the warnings and the log
