@@ -177,6 +177,27 @@ test_expect_success 'another metric moved and the primary did not: a secondary-m
 	"$KBISECT" reset 2>/dev/null
 '
 
+test_expect_success 'compare: a line a secondary metric, marked, and in its JSON' '
+	cd repo &&
+	MOVING="latency p99" &&
+	export MOVING &&
+	"$KBISECT" compare good bad --bench ../multi.json -n 3 >cmp 2>err &&
+	grep "^verdict: B is worse than A (regression)" cmp &&
+	grep "^ *[0-9.]* ±  *[0-9]*%  *[-+][0-9.]*%  *[0-9.]* ±  *[0-9]*%  multi.p50 ms  within noise (p = [0-9.e-]*)\$" cmp &&
+	grep "^ *[0-9.]* ±  *[0-9]*%  *+[0-9.]*%  *[0-9.]* ±  *[0-9]*%  multi.p99 ms  moved (p = [0-9.e-]*)\$" cmp &&
+	grep "  multi.iops  within noise" cmp &&
+	grep "^ *-  *-  *multi.absent ms  not tested: too few values\$" cmp &&
+	"$KBISECT" compare good bad --bench ../multi.json -n 3 --json >cmp.json 2>err &&
+	json_list cmp.json metrics .moved >moved &&
+	printf "false\ntrue\nfalse\nfalse\n" >want && test_cmp want moved &&
+	test "$(json_get cmp.json metrics[1].rows[0].label)" = a &&
+	test "$(json_get cmp.json metrics[1].rows[1].commit)" = $B &&
+	test "$(json_get cmp.json metrics[1].rows[1].n)" = "$(json_get cmp.json b.n)" &&
+	in_range "$(json_get cmp.json metrics[1].change_pct)" 5 15 &&
+	! json_get cmp.json table &&
+	! json_get cmp.json warnings
+'
+
 test_expect_success 'a benchmark without secondary metrics reports none' '
 	cd repo &&
 	unset MOVING &&
@@ -185,7 +206,10 @@ test_expect_success 'a benchmark without secondary metrics reports none' '
 	"$KBISECT" report --json >r.json || test $? = 3 &&
 	! json_get r.json metrics &&
 	! grep "^Secondary metrics" out &&
-	"$KBISECT" reset 2>/dev/null
+	"$KBISECT" reset 2>/dev/null &&
+	"$KBISECT" compare good bad --bench ../plain.json -n 2 --json >cmp.json 2>err ||
+		test $? = 3 &&
+	! json_get cmp.json metrics
 '
 
 test_expect_success 'secondary metrics as the primary is checked: errors name the field' '

@@ -226,7 +226,9 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
 		primary_moved = mv.moved;
 		free(v);
 	}
-	if (primary_moved && json_array_size(still) && !json_array_size(moved)) {
+	if (!json_is_array(json_object_get(o, "warnings"))) {
+		/* a report with no warnings (a comparison): the marks say it */
+	} else if (primary_moved && json_array_size(still) && !json_array_size(moved)) {
 		add_names(&w, still);
 		kb_report_warn(json_object_get(o, "warnings"), "only-primary",
 			       "only %s moved from GOOD to BAD: %s did not move beyond %s noise, "

@@ -60,9 +60,9 @@ void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
  * none): "metrics", for each {name, unit, direction, rows, moved, and when
  * it could be tested p, basis and change_pct}, its rows those of o's
  * "table" (label, commit) from the runs' stored values, the first
- * 'warmup' runs of each boot left out; then a warning "only-primary" when
- * the primary metric moved and no secondary one did, "secondary-moved"
- * when one did and the primary did not.  'primary_moved': 1 or 0 as the
+ * 'warmup' runs of each boot left out; then, when o has "warnings", a
+ * warning "only-primary" when the primary metric moved and no secondary
+ * one did, "secondary-moved" when one did and the primary did not.  'primary_moved': 1 or 0 as the
  * verdict says, -1 to test the primary metric as the others.
  */
 void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_moved);
