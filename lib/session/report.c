@@ -1,5 +1,4 @@
 /* The report and status objects of a session, built from the database. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -235,17 +234,17 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
 			       "so the change is in %s alone", b->metric.name, w.ptr,
 			       json_array_size(still) == 1 ? "its" : "their", b->metric.name);
 	} else if (!primary_moved && json_array_size(moved)) {
-		size_t nm = json_array_size(moved), k = 0;
+		size_t nm = json_array_size(moved), j = 0;
 
 		json_array_foreach(all, i, row) {
 			if (!json_is_true(json_object_get(row, "moved")))
 				continue;
-			kb_buf_addf(&w, "%s%s (%+.1f%%, p = %.2g)", k == 0 ? "" :
-				    k + 1 == nm ? " and " : ", ",
+			kb_buf_addf(&w, "%s%s (%+.1f%%, p = %.2g)", j == 0 ? "" :
+				    j + 1 == nm ? " and " : ", ",
 				    json_string_value(json_object_get(row, "name")),
 				    json_number_value(json_object_get(row, "change_pct")),
 				    json_number_value(json_object_get(row, "p")));
-			k++;
+			j++;
 		}
 		kb_report_warn(json_object_get(o, "warnings"), "secondary-moved",
 			       "%s moved from GOOD to BAD, but %s did not: the bisection "
