@@ -24,6 +24,34 @@ static double num(json_t *o, const char *key)
 	return json_number_value(json_object_get(o, key));
 }
 
+/* A line for each secondary metric under the primary's, as LKP lists its
+ * metrics, with whether it moved from A to B. */
+static void print_secondary(json_t *r, FILE *to)
+{
+	json_t *m;
+	size_t i;
+
+	json_array_foreach(json_object_get(r, "metrics"), i, m) {
+		json_t *a = json_array_get(json_object_get(m, "rows"), 0);
+		json_t *b = json_array_get(json_object_get(m, "rows"), 1);
+
+		if (json_object_get(a, "mean") && json_object_get(b, "mean"))
+			fprintf(to, "%12.6g \xc2\xb1%3.0f%%   %+8.1f%%  %12.6g \xc2\xb1%3.0f%%  ",
+				num(a, "mean"), num(a, "stddev_pct"), num(b, "change_pct"),
+				num(b, "mean"), num(b, "stddev_pct"));
+		else
+			fprintf(to, "%12s %5s   %9s  %12s %5s  ", "-", "", "", "-", "");
+		fprintf(to, "%s.%s%s%s", kb_str(r, "bench"), kb_str(m, "name"),
+			*kb_str(m, "unit") ? " " : "", kb_str(m, "unit"));
+		if (json_object_get(m, "p"))
+			fprintf(to, "  %s (p = %.2g%s)\n", json_is_true(json_object_get(m, "moved")) ?
+				"moved" : "within noise", num(m, "p"),
+				!strcmp(kb_str(m, "basis"), "runs") ? ", on runs" : "");
+		else
+			fprintf(to, "  not tested: too few values\n");
+	}
+}
+
 static void print_compare(json_t *r, FILE *to)
 {
 	json_t *a = json_object_get(r, "a"), *b = json_object_get(r, "b");
@@ -40,6 +68,7 @@ static void print_compare(json_t *r, FILE *to)
 		num(a, "mean"), num(a, "stddev_pct"), num(r, "change_pct"), num(b, "mean"),
 		num(b, "stddev_pct"), kb_str(r, "bench"), kb_str(m, "name"),
 		*kb_str(m, "unit") ? " " : "", kb_str(m, "unit"));
+	print_secondary(r, to);
 	fprintf(to, "\n%lld and %lld samples over %lld and %lld boots; %s is better\n",
 		(long long)json_integer_value(json_object_get(a, "n")),
 		(long long)json_integer_value(json_object_get(b, "n")),

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "metrics.h"
 #include "stats.h"
 
 /*
@@ -105,23 +106,26 @@ static void fmt_value(char *buf, size_t size, double v)
  * The table of LKP reports: one column a commit (GOOD, the culprit's
  * parent, the culprit, BAD), each with the mean of its runs and their
  * relative standard deviation, and the change from GOOD between them.
+ * 'table' holds the rows, 'm' the metric; 'mark' (NULL: none) is printed
+ * after the metric's name on the line of the means.  Nothing is printed
+ * when no row has a value; returns how many have one.
  */
-static void print_table(json_t *r, FILE *to)
+static size_t print_levels(json_t *m, json_t *table, const char *heading, const char *mark,
+			   FILE *to)
 {
-	json_t *m = json_object_get(r, "metric"), *row, *rows = json_array();
-	size_t i;
+	json_t *row, *rows = json_array();
+	size_t i, n;
 
-	json_array_foreach(json_object_get(r, "table"), i, row)
+	json_array_foreach(table, i, row)
 		if (json_object_get(row, "mean"))
 			json_array_append(rows, row);
-	if (!json_array_size(rows)) {
+	if (!(n = json_array_size(rows))) {
 		json_decref(rows);
-		return;
+		return 0;
 	}
-	fprintf(to, "%s%s%s%s, %s is better; the mean of the runs of each commit, "
-		"\xc2\xb1 their standard deviation:\n\n", kb_str(m, "name"),
+	fprintf(to, "%s%s%s%s, %s is better%s\n\n", kb_str(m, "name"),
 		*kb_str(m, "unit") ? " (" : "", kb_str(m, "unit"), *kb_str(m, "unit") ? ")" : "",
-		kb_str(m, "direction"));
+		kb_str(m, "direction"), heading);
 	json_array_foreach(rows, i, row)
 		fprintf(to, "%s%-*s", i ? " " : "", i + 1 < json_array_size(rows) ?
 			(i ? 27 : 16) : 0, kb_str(row, "label"));
@@ -150,12 +154,50 @@ static void print_table(json_t *r, FILE *to)
 		fprintf(to, "%10s \xc2\xb1%3.0f%%", v,
 			json_number_value(json_object_get(row, "stddev_pct")));
 	}
-	fprintf(to, "  %s\n", kb_str(m, "name"));
+	fprintf(to, "  %s%s%s\n", kb_str(m, "name"), mark ? "  " : "", mark ? mark : "");
 	json_array_foreach(rows, i, row)
 		fprintf(to, "%*s%10lld      ", i ? 12 : 0, "",
 			(long long)json_integer_value(json_object_get(row, "n")));
 	fprintf(to, "  runs\n\n");
 	json_decref(rows);
+	return n;
+}
+
+static void print_table(json_t *r, FILE *to)
+{
+	print_levels(json_object_get(r, "metric"), json_object_get(r, "table"),
+		     "; the mean of the runs of each commit, \xc2\xb1 their standard deviation:",
+		     NULL, to);
+}
+
+/* The same table for each secondary metric, its last column whether it
+ * moved from GOOD to BAD. */
+static void print_metrics(json_t *r, FILE *to)
+{
+	json_t *all = json_object_get(r, "metrics"), *m;
+	size_t i;
+
+	if (!json_array_size(all))
+		return;
+	fprintf(to, "Secondary metrics, from the same runs (%s alone decides); moved: GOOD "
+		"and BAD differ beyond the metric's noise (Welch's t test on the means of "
+		"their boots, p < %g):\n\n", kb_str(json_object_get(r, "metric"), "name"),
+		KB_MOVED_ALPHA);
+	json_array_foreach(all, i, m) {
+		char mark[96];
+
+		if (!json_object_get(m, "p"))
+			snprintf(mark, sizeof(mark), "not tested: too few values");
+		else
+			snprintf(mark, sizeof(mark), "%s (p = %.2g%s)",
+				 json_is_true(json_object_get(m, "moved")) ? "moved" :
+				 "within noise", json_number_value(json_object_get(m, "p")),
+				 !strcmp(kb_str(m, "basis"), "runs") ? ", on runs" : "");
+		if (!print_levels(m, json_object_get(m, "rows"), ":", mark, to))
+			fprintf(to, "%s%s%s%s: no value in the output of any run\n\n",
+				kb_str(m, "name"), *kb_str(m, "unit") ? " (" : "",
+				kb_str(m, "unit"), *kb_str(m, "unit") ? ")" : "");
+	}
 }
 
 static void print_checks(json_t *c, FILE *to)
@@ -263,6 +305,17 @@ static void print_setup(json_t *r, FILE *to)
 				*kb_str(m, "unit") ? ")" : "", *kb_str(m, "json_path") ? "JSON at" :
 				"text matching", *kb_str(m, "json_path") ? kb_str(m, "json_path") :
 				kb_str(m, "regex"), kb_str(m, "direction"));
+		if (json_array_size(json_object_get(b, "metrics"))) {
+			json_t *e;
+			size_t i;
+
+			fprintf(to, "  secondary:");
+			json_array_foreach(json_object_get(b, "metrics"), i, e)
+				fprintf(to, "%s %s%s%s%s", i ? "," : "", kb_str(e, "name"),
+					*kb_str(e, "unit") ? " (" : "", kb_str(e, "unit"),
+					*kb_str(e, "unit") ? ")" : "");
+			fprintf(to, "\n");
+		}
 		{
 			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
 				   warm = json_integer_value(json_object_get(r, "warmup_used"));
@@ -377,8 +430,10 @@ static void print_report(json_t *r, FILE *to, const char *link)
 				print_checks(e, to);
 		}
 	}
-	if (perf)
+	if (perf) {
 		print_table(r, to);
+		print_metrics(r, to);
+	}
 	if (json_array_size(json_object_get(r, "warnings"))) {
 		fprintf(to, "Warnings:\n");
 		json_array_foreach(json_object_get(r, "warnings"), i, e)

@@ -234,61 +234,160 @@ static double regex_copies(const char *re)
 	return sum[0];
 }
 
-static int parse_metric(struct kb_bench *b, json_t *m, const char *origin)
+/* The string at key 'key' of the object at 'field' ("metric", "metrics[2]"). */
+static int get_field_string(json_t *obj, const char *field, const char *key,
+			    const char *origin, int required, char **out)
+{
+	json_t *v = json_object_get(obj, key);
+	char *name;
+	int ret;
+
+	*out = NULL;
+	if (v && json_is_string(v)) {
+		*out = kb_strdup(json_string_value(v));
+		return 0;
+	}
+	if (!v && !required)
+		return 0;
+	name = kb_asprintf("%s.%s", field, key);
+	ret = field_err(origin, name, v ? "must be a string" : "is missing");
+	free(name);
+	return ret;
+}
+
+static void metric_release(struct kb_metric *m)
+{
+	free(m->name);
+	free(m->json_path);
+	free(m->regex);
+	free(m->unit);
+	memset(m, 0, sizeof(*m));
+}
+
+/* A metric object, the primary ('field' "metric") or a secondary one
+ * ("metrics[2]"), into 'out'; errors name the field. */
+static int parse_one_metric(struct kb_metric *out, json_t *m, const char *origin,
+			    const char *field)
 {
 	static const char *const keys[] = {
 		"name", "json_path", "regex", "direction", "unit", NULL
 	};
-	char *dir = NULL;
+	char *dir = NULL, *where = kb_asprintf("%s.", field), *re_field = NULL;
 	int ret;
 
-	if (!json_is_object(m))
-		return field_err(origin, "metric", "must be an object");
-	if ((ret = check_keys(m, keys, origin, "metric.")) < 0)
-		return ret;
-	if ((ret = get_string(m, "name", origin, 1, &b->metric.name)) < 0 ||
-	    (ret = get_string(m, "json_path", origin, 0, &b->metric.json_path)) < 0 ||
-	    (ret = get_string(m, "regex", origin, 0, &b->metric.regex)) < 0 ||
-	    (ret = get_string(m, "unit", origin, 0, &b->metric.unit)) < 0 ||
-	    (ret = get_string(m, "direction", origin, 1, &dir)) < 0)
-		return ret;
-	if (!strcmp(dir, "lower"))
-		b->metric.direction = KB_LOWER_IS_BETTER;
-	else if (!strcmp(dir, "higher"))
-		b->metric.direction = KB_HIGHER_IS_BETTER;
-	else
-		ret = field_err(origin, "metric.direction", "must be \"lower\" or \"higher\"");
-	free(dir);
-	if (ret)
-		return ret;
-	if (!b->metric.json_path == !b->metric.regex)
-		return field_err(origin, "metric", "needs exactly one of 'json_path' and 'regex'");
-	if (b->metric.regex) {
-		double copies = regex_copies(b->metric.regex);
+	memset(out, 0, sizeof(*out));
+	if (!json_is_object(m)) {
+		ret = field_err(origin, field, "must be an object");
+		goto out;
+	}
+	if ((ret = check_keys(m, keys, origin, where)) < 0)
+		goto out;
+	if ((ret = get_field_string(m, field, "name", origin, 1, &out->name)) < 0 ||
+	    (ret = get_field_string(m, field, "json_path", origin, 0, &out->json_path)) < 0 ||
+	    (ret = get_field_string(m, field, "regex", origin, 0, &out->regex)) < 0 ||
+	    (ret = get_field_string(m, field, "unit", origin, 0, &out->unit)) < 0 ||
+	    (ret = get_field_string(m, field, "direction", origin, 1, &dir)) < 0)
+		goto out;
+	if (!strcmp(dir, "lower")) {
+		out->direction = KB_LOWER_IS_BETTER;
+	} else if (!strcmp(dir, "higher")) {
+		out->direction = KB_HIGHER_IS_BETTER;
+	} else {
+		char *f = kb_asprintf("%s.direction", field);
+
+		ret = field_err(origin, f, "must be \"lower\" or \"higher\"");
+		free(f);
+		goto out;
+	}
+	if (!out->json_path == !out->regex) {
+		ret = field_err(origin, field, "needs exactly one of 'json_path' and 'regex'");
+		goto out;
+	}
+	re_field = kb_asprintf("%s.regex", field);
+	if (out->regex) {
+		double copies = regex_copies(out->regex);
 		regex_t re;
 		int rc;
 
-		if (copies < 0)
-			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' nests "
-					"groups deeper than %d", origin, REGEX_MAX_DEPTH);
-		if (copies > REGEX_MAX_COPIES)
-			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' repeats "
-					"too much: its bounds {m,n} make more than %d copies of "
-					"its parts to match", origin, REGEX_MAX_COPIES);
-		rc = regcomp(&re, b->metric.regex, REG_EXTENDED);
-
+		if (copies < 0) {
+			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' nests "
+				       "groups deeper than %d", origin, re_field,
+				       REGEX_MAX_DEPTH);
+			goto out;
+		}
+		if (copies > REGEX_MAX_COPIES) {
+			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' repeats "
+				       "too much: its bounds {m,n} make more than %d copies of "
+				       "its parts to match", origin, re_field, REGEX_MAX_COPIES);
+			goto out;
+		}
+		rc = regcomp(&re, out->regex, REG_EXTENDED);
 		if (rc) {
 			char msg[128];
 
 			regerror(rc, &re, msg, sizeof(msg));
-			return kb_error(KB_EINVAL, "benchmark %s: field 'metric.regex' "
-					"is not a valid regular expression: %s", origin, msg);
+			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' "
+				       "is not a valid regular expression: %s", origin,
+				       re_field, msg);
+			goto out;
 		}
 		regfree(&re);
 	}
-	if (!b->metric.unit)
-		b->metric.unit = kb_strdup("");
-	b->has_metric = 1;
+	if (!out->unit)
+		out->unit = kb_strdup("");
+out:
+	if (ret)
+		metric_release(out);
+	free(dir);
+	free(where);
+	free(re_field);
+	return ret;
+}
+
+static int parse_metric(struct kb_bench *b, json_t *m, const char *origin)
+{
+	int ret = parse_one_metric(&b->metric, m, origin, "metric");
+
+	if (ret == 0)
+		b->has_metric = 1;
+	return ret;
+}
+
+/* The secondary metrics: an array of metric objects beside 'metric',
+ * each named once and not as the primary. */
+static int parse_metrics(struct kb_bench *b, json_t *a, const char *origin)
+{
+	json_t *e;
+	size_t i, j;
+	int ret;
+
+	if (!json_is_array(a))
+		return field_err(origin, "metrics", "must be an array of metric objects");
+	if (!b->has_metric)
+		return field_err(origin, "metrics", "needs a 'metric' beside it: the primary "
+				 "metric decides, the others are recorded");
+	if (json_array_size(a) > KB_BENCH_MAX_METRICS)
+		return kb_error(KB_EINVAL, "benchmark %s: field 'metrics' has %zu metrics; "
+				"at most %d", origin, json_array_size(a), KB_BENCH_MAX_METRICS);
+	b->metrics = kb_calloc(json_array_size(a) + 1, sizeof(*b->metrics));
+	json_array_foreach(a, i, e) {
+		char field[32];
+		struct kb_metric *m = &b->metrics[i];
+
+		snprintf(field, sizeof(field), "metrics[%zu]", i);
+		if ((ret = parse_one_metric(m, e, origin, field)) < 0)
+			return ret;
+		b->nmetrics++;
+		if (!strcmp(m->name, b->metric.name))
+			return kb_error(KB_EINVAL, "benchmark %s: field '%s.name' is \"%s\", "
+					"the name of the primary metric: each metric needs a "
+					"name of its own", origin, field, m->name);
+		for (j = 0; j < i; j++)
+			if (!strcmp(m->name, b->metrics[j].name))
+				return kb_error(KB_EINVAL, "benchmark %s: field '%s.name' is "
+						"\"%s\", as 'metrics[%zu].name' is: each metric "
+						"needs a name of its own", origin, field, m->name, j);
+	}
 	return 0;
 }
 
@@ -296,7 +395,7 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 {
 	static const char *const keys[] = {
 		"name", "description", "setup", "command", "metric", "warmup",
-		"runs_per_boot", "timeout", NULL
+		"runs_per_boot", "timeout", "metrics", NULL
 	};
 	json_error_t jerr;
 	json_t *root, *v;
@@ -331,6 +430,8 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 		free(cmd);
 	}
 	if ((v = json_object_get(root, "metric")) && (ret = parse_metric(b, v, origin)) < 0)
+		goto out;
+	if ((v = json_object_get(root, "metrics")) && (ret = parse_metrics(b, v, origin)) < 0)
 		goto out;
 	/* a metric needs a few runs per boot to see warm-up and noise */
 	if ((ret = get_int(root, "warmup", origin, 0, 1000, 0, &b->warmup)) < 0 ||
@@ -417,14 +518,16 @@ int kb_bench_from_command(struct kb_bench *b, const char *shell_command)
 
 void kb_bench_release(struct kb_bench *b)
 {
+	size_t i;
+
 	free(b->name);
 	free(b->description);
 	kb_strv_clear(&b->setup);
 	kb_strv_clear(&b->argv);
-	free(b->metric.name);
-	free(b->metric.json_path);
-	free(b->metric.regex);
-	free(b->metric.unit);
+	metric_release(&b->metric);
+	for (i = 0; i < b->nmetrics; i++)
+		metric_release(&b->metrics[i]);
+	free(b->metrics);
 	free(b->json);
 	memset(b, 0, sizeof(*b));
 }
@@ -483,14 +586,25 @@ static void quote_output(struct kb_buf *b, const char *output)
 	kb_buf_addch(b, '\'');
 }
 
-static int no_value(const struct kb_bench *b, const char *why, const char *output)
+/* "benchmark NAME" or, for a secondary metric, "benchmark NAME: metric M". */
+static void who(struct kb_buf *w, const struct kb_bench *b, const struct kb_metric *m)
 {
-	struct kb_buf m = KB_BUF_INIT;
+	kb_buf_addf(w, "benchmark %s", b->name);
+	if (m != &b->metric)
+		kb_buf_addf(w, ": metric %s", m->name);
+}
+
+static int no_value(const struct kb_bench *b, const struct kb_metric *mt, const char *why,
+		    const char *output)
+{
+	struct kb_buf m = KB_BUF_INIT, w = KB_BUF_INIT;
 	int ret;
 
 	quote_output(&m, output);
-	ret = kb_error(KB_EINVAL, "benchmark %s: %s in the output %s", b->name, why, m.ptr);
+	who(&w, b, mt);
+	ret = kb_error(KB_EINVAL, "%s: %s in the output %s", w.ptr, why, m.ptr);
 	kb_buf_release(&m);
+	kb_buf_release(&w);
 	return ret;
 }
 
@@ -510,43 +624,52 @@ int kb_metric_extract(const struct kb_bench *b, const char *output, double *valu
 	if (!b->has_metric)
 		return kb_error(KB_EINVAL, "benchmark %s has no metric: its exit status "
 				"is its result", b->name);
-	if (b->metric.json_path) {
+	return kb_metric_extract_one(b, &b->metric, output, value);
+}
+
+int kb_metric_extract_one(const struct kb_bench *b, const struct kb_metric *mt,
+			  const char *output, double *value)
+{
+	if (mt->json_path) {
 		const char *start = strchr(output, '{');
 		json_error_t jerr;
 		json_t *root, *v;
 		int ret = 0;
 
 		if (!start)
-			return no_value(b, "no JSON object", output);
+			return no_value(b, mt, "no JSON object", output);
 		root = json_loads(start, JSON_DISABLE_EOF_CHECK, &jerr);
 		if (!root)
-			return no_value(b, "no valid JSON", output);
-		v = json_walk(root, b->metric.json_path);
-		if (v && json_is_number(v))
+			return no_value(b, mt, "no valid JSON", output);
+		v = json_walk(root, mt->json_path);
+		if (v && json_is_number(v)) {
 			*value = json_number_value(v);
-		else if (v && json_is_string(v) &&
-			 parse_number(json_string_value(v), strlen(json_string_value(v)), value))
-			;
-		else
-			ret = kb_error(KB_EINVAL, "benchmark %s: no number at '%s' in "
-				       "the JSON output", b->name, b->metric.json_path);
+		} else if (!(v && json_is_string(v) &&
+			     parse_number(json_string_value(v), strlen(json_string_value(v)),
+					  value))) {
+			struct kb_buf w = KB_BUF_INIT;
+
+			who(&w, b, mt);
+			ret = kb_error(KB_EINVAL, "%s: no number at '%s' in the JSON output",
+				       w.ptr, mt->json_path);
+			kb_buf_release(&w);
+		}
 		json_decref(root);
 		return ret;
 	} else {
 		regex_t re;
 		regmatch_t m[2];
-		int ok;
+		int ok, g;
 
-		if (regcomp(&re, b->metric.regex, REG_EXTENDED))
+		if (regcomp(&re, mt->regex, REG_EXTENDED))
 			return kb_error(KB_EINVAL, "benchmark %s: bad regex", b->name);
 		ok = !regexec(&re, output, 2, m, 0);
 		regfree(&re);
 		if (!ok)
-			return no_value(b, "metric regex did not match", output);
-		int g = m[1].rm_so >= 0 ? 1 : 0;
-
+			return no_value(b, mt, "metric regex did not match", output);
+		g = m[1].rm_so >= 0 ? 1 : 0;
 		if (!parse_number(output + m[g].rm_so, (size_t)(m[g].rm_eo - m[g].rm_so), value))
-			return no_value(b, "the regex matched no number", output);
+			return no_value(b, mt, "the regex matched no number", output);
 		return 0;
 	}
 }

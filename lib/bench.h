@@ -15,6 +15,9 @@
  *     regex      POSIX extended regex; its first group (or whole match)
  *     direction  "lower" or "higher": which way is better, required
  *     unit       string
+ *   metrics      array of objects with the keys of 'metric': secondary
+ *                metrics, needs 'metric'; each run records them all, but
+ *                only 'metric' decides.  Names unique, none the primary's.
  *   warmup       runs dropped after each boot (default 0)
  *   runs_per_boot  runs per boot (default 5 with a metric, else 1)
  *   timeout      seconds per run (default 0: none)
@@ -36,12 +39,17 @@ struct kb_metric {
 	enum kb_direction direction;
 };
 
+/* Secondary metrics a benchmark may have at most. */
+#define KB_BENCH_MAX_METRICS 32
+
 struct kb_bench {
 	char *name, *description;
 	struct kb_strv setup;   /* shell command strings */
 	struct kb_strv argv;    /* the command */
 	int has_metric;
 	struct kb_metric metric;
+	struct kb_metric *metrics; /* the secondary metrics, in the file's order */
+	size_t nmetrics;
 	int warmup, runs_per_boot;
 	double timeout;
 	char *json;             /* the definition, compact, for the database */
@@ -65,5 +73,12 @@ void kb_bench_release(struct kb_bench *b);
  * for a benchmark with no metric.
  */
 int kb_metric_extract(const struct kb_bench *b, const char *output, double *value);
+/*
+ * Extract metric 'm' (the primary or one of b->metrics) from a run's
+ * output; the errors of kb_metric_extract(), those of a secondary metric
+ * naming it.
+ */
+int kb_metric_extract_one(const struct kb_bench *b, const struct kb_metric *m,
+			  const char *output, double *value);
 
 #endif

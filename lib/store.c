@@ -39,6 +39,15 @@ struct kb_store {
 	"  pair INTEGER NOT NULL," \
 	"  PRIMARY KEY (session, machine));"
 
+/* Schema 4: the values of a benchmark's secondary metrics in each run (a
+ * NULL value: not in that run's output). */
+#define RUN_METRICS \
+	"CREATE TABLE run_metrics (" \
+	"  run INTEGER NOT NULL REFERENCES runs(id)," \
+	"  name TEXT NOT NULL," \
+	"  value REAL," \
+	"  PRIMARY KEY (run, name));"
+
 static const char schema[] =
 	"CREATE TABLE sessions ("
 	"  id INTEGER PRIMARY KEY,"
@@ -79,7 +88,8 @@ static const char schema[] =
 	"  ts REAL NOT NULL,"
 	"  kind TEXT NOT NULL,"
 	"  detail TEXT NOT NULL);"
-	REVERTS_AND_PAIRS;
+	REVERTS_AND_PAIRS
+	RUN_METRICS;
 
 static int db_fail(struct kb_store *s, const char *what)
 {
@@ -234,15 +244,18 @@ static int migrate(struct kb_store *s, int version)
 				       "NULL DEFAULT 0", "updating the schema")) < 0)
 		return ret;
 	/* 2 -> 3: reverts and pairs out of the events, where they were kept */
-	if ((ret = exec(s, REVERTS_AND_PAIRS, "updating the schema")) < 0 ||
-	    (ret = exec(s, "INSERT INTO reverts (session, culprit, sha, created) "
-			"SELECT session, substr(detail, 1, 40), "
-			"nullif(substr(detail, 42), '-'), ts FROM events "
-			"WHERE kind = 'revert' ORDER BY id", "updating the schema")) < 0 ||
-	    (ret = migrate_pairs(s)) < 0)
+	if (version < 3 &&
+	    ((ret = exec(s, REVERTS_AND_PAIRS, "updating the schema")) < 0 ||
+	     (ret = exec(s, "INSERT INTO reverts (session, culprit, sha, created) "
+			 "SELECT session, substr(detail, 1, 40), "
+			 "nullif(substr(detail, 42), '-'), ts FROM events "
+			 "WHERE kind = 'revert' ORDER BY id", "updating the schema")) < 0 ||
+	     (ret = migrate_pairs(s)) < 0 ||
+	     (ret = exec(s, "DELETE FROM events WHERE kind IN ('revert', 'verify')",
+			 "updating the schema")) < 0))
 		return ret;
-	return exec(s, "DELETE FROM events WHERE kind IN ('revert', 'verify')",
-		    "updating the schema");
+	/* 3 -> 4: the secondary metrics of runs; the runs before had none */
+	return exec(s, RUN_METRICS, "updating the schema");
 }
 
 static int check_schema(struct kb_store *s)
@@ -684,6 +697,31 @@ int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r)
 	if (sqlite3_changes(s->db) != 1)
 		return kb_error(KB_ERROR, "%s: run %lld was already finished",
 				s->path, (long long)r->id);
+	return kb_store_run_metrics_set(s, r->id, r->metrics, r->nmetrics);
+}
+
+int kb_store_run_metrics_set(struct kb_store *s, int64_t run,
+			     const struct kb_run_metric *m, size_t n)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		/* an update in place keeps the metric where it was in the run's */
+		if ((ret = prepare(s, &st, "INSERT INTO run_metrics (run, name, value) "
+				   "VALUES (?, ?, ?) ON CONFLICT (run, name) DO UPDATE "
+				   "SET value = excluded.value")) < 0)
+			return ret;
+		sqlite3_bind_int64(st, 1, run);
+		sqlite3_bind_text(st, 2, m[i].name, -1, SQLITE_TRANSIENT);
+		if (m[i].has_value)
+			sqlite3_bind_double(st, 3, m[i].value);
+		else
+			sqlite3_bind_null(st, 3);
+		if ((ret = step_done(s, st, "recording a result")) < 0)
+			return ret;
+	}
 	return 0;
 }
 
@@ -692,10 +730,52 @@ void kb_run_rows_free(struct kb_run_row *rows, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
+		size_t k;
+
 		free(rows[i].output_tail);
 		free(rows[i].dir);
+		for (k = 0; k < rows[i].nmetrics; k++)
+			free(rows[i].metrics[k].name);
+		free(rows[i].metrics);
 	}
 	free(rows);
+}
+
+/* The secondary metrics of the runs of 'session', onto 'rows' (in order
+ * of their ids, as kb_store_runs() reads them). */
+static int read_run_metrics(struct kb_store *s, int64_t session, struct kb_run_row *rows,
+			    size_t n)
+{
+	sqlite3_stmt *st;
+	size_t j = 0, *alloc = kb_calloc(n ? n : 1, sizeof(*alloc));
+	int rc, ret;
+
+	if ((ret = prepare(s, &st, "SELECT m.run, m.name, m.value FROM run_metrics m "
+			   "JOIN runs r ON r.id = m.run WHERE r.session = ? "
+			   "ORDER BY m.run, m.rowid")) < 0) {
+		free(alloc);
+		return ret;
+	}
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t run = sqlite3_column_int64(st, 0);
+		struct kb_run_metric *m;
+
+		while (j < n && rows[j].id < run)
+			j++;
+		if (j == n || rows[j].id != run)
+			continue;
+		KB_ALLOC_GROW(rows[j].metrics, rows[j].nmetrics + 1, alloc[j]);
+		m = &rows[j].metrics[rows[j].nmetrics++];
+		m->name = col_text(st, 1);
+		m->has_value = sqlite3_column_type(st, 2) != SQLITE_NULL;
+		m->value = sqlite3_column_double(st, 2);
+		if (!m->name)
+			m->name = kb_strdup("");
+	}
+	sqlite3_finalize(st);
+	free(alloc);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, "reading runs");
 }
 
 int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
@@ -737,13 +817,14 @@ int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
 		r->machine = sqlite3_column_int(st, 13);
 	}
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
+	ret = rc != SQLITE_DONE ? db_fail(s, "reading runs") :
+	      read_run_metrics(s, session, *out, *n);
+	if (ret < 0) {
 		kb_run_rows_free(*out, *n);
 		*out = NULL;
 		*n = 0;
-		return db_fail(s, "reading runs");
 	}
-	return 0;
+	return ret;
 }
 
 int kb_store_event(struct kb_store *s, int64_t session, const char *kind,

@@ -4,7 +4,8 @@
  * One database holds sessions; at most one session is active.  A session's
  * settings are one JSON document (spec) written when it starts; everything
  * that happens after is rows: marks, runs (one per execution of the test,
- * written as 'started' before it begins and completed after), events
+ * written as 'started' before it begins and completed after, with the
+ * values of the benchmark's secondary metrics), events
  * (event.h), the reverts made and the verification pairs of a pool.
  * Each change is one transaction, so a crash at any moment leaves the
  * database as it was before or after a step, never between.
@@ -21,7 +22,7 @@
 
 #include "util.h"
 
-#define KB_STORE_SCHEMA 3
+#define KB_STORE_SCHEMA 4
 
 enum {
 	KB_STORE_CREATE = 1, /* create the file when missing */
@@ -87,6 +88,13 @@ enum kb_run_state {
 	KB_RUN_ABORTED,     /* the test asked to stop, or the harness failed */
 };
 
+/* The value of one of the benchmark's secondary metrics in a run. */
+struct kb_run_metric {
+	char *name;
+	int has_value;      /* 0: the run's output did not have it */
+	double value;
+};
+
 struct kb_run_row {
 	int64_t id;
 	char sha[41];
@@ -101,15 +109,25 @@ struct kb_run_row {
 	char *output_tail;
 	char *dir;          /* where the runner keeps its files */
 	int machine;        /* the machine of the pool it ran on (0: --target) */
+	/* its secondary metrics: written with the outcome, read back by
+	 * kb_store_runs() (none for runs of a database before schema 4) */
+	struct kb_run_metric *metrics;
+	size_t nmetrics;
 };
+/* Free rows of kb_store_runs(), their metrics included. */
 void kb_run_rows_free(struct kb_run_row *rows, size_t n);
 
 int kb_store_run_start(struct kb_store *s, int64_t session, const char *sha,
 		       int boot, int run, const char *dir, int64_t *id);
 /* The machine of a pool that the runs started from now on run on. */
 void kb_store_set_machine(struct kb_store *s, int machine);
-/* Record the outcome of a started run (state, exit, value, tail). */
+/* Record the outcome of a started run (state, exit, value, tail, and the
+ * secondary metrics r->metrics). */
 int kb_store_run_finish(struct kb_store *s, const struct kb_run_row *r);
+/* Record the values of secondary metrics of run 'run' (a metric recorded
+ * already gets the value given). */
+int kb_store_run_metrics_set(struct kb_store *s, int64_t run,
+			     const struct kb_run_metric *m, size_t n);
 int kb_store_runs(struct kb_store *s, int64_t session, struct kb_run_row **out,
 		  size_t *n);
 

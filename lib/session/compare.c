@@ -153,6 +153,19 @@ static json_t *side_json(struct kb_session *s, const char *sha, double **vals, s
 	return o;
 }
 
+/* The secondary metrics of comparison 'o' (report.c): rows "a" and "b",
+ * moved or not from A to B. */
+static void add_metrics(struct kb_session *s, json_t *o)
+{
+	const char *v = json_string_value(json_object_get(o, "verdict"));
+
+	json_object_set_new(o, "table", json_pack("[{s:s, s:s}, {s:s, s:s}]", "label", "a",
+		"commit", s->spec.good_shas.v[0], "label", "b", "commit", s->spec.bad_sha));
+	kb_report_metrics(s, o, s->spec.bench.warmup, !strcmp(v, "no-difference") ? 0 :
+			  !strcmp(v, "unfinished") ? -1 : 1);
+	json_object_del(o, "table");
+}
+
 static int report(struct kb_session *s, json_t **out)
 {
 	double *va, *vb, pmw, pks, lo = 0, hi = 0, ma, mb;
@@ -199,6 +212,7 @@ static int report(struct kb_session *s, json_t **out)
 		"name", s->spec.bench.metric.name, "unit", s->spec.bench.metric.unit,
 		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?
 		"higher" : "lower"));
+	add_metrics(s, o);
 	free(va);
 	free(vb);
 	*out = o;

@@ -8,6 +8,8 @@
  *         [--seed N] [-- PATH...]
  *   bench JSON
  *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
+ *   values NAME VALUE|- [NAME VALUE|-]...   the secondary metrics of the run
+ *         on the line before
  *   good|bad|skip SHA
  *   revert CULPRIT REVERT|-   the revert of a culprit on BAD, made again
  */
@@ -75,6 +77,24 @@ static void add_word(struct kb_buf *b, const char *w)
 	kb_buf_add_quoted(b, w, KB_QUOTE_BARE);
 }
 
+/* The values of the secondary metrics of run 'r', when it has some. */
+static void log_values(struct kb_buf *b, const struct kb_run_row *r)
+{
+	size_t i;
+
+	if (!r->nmetrics)
+		return;
+	kb_buf_adds(b, "values");
+	for (i = 0; i < r->nmetrics; i++) {
+		add_word(b, r->metrics[i].name);
+		if (r->metrics[i].has_value)
+			kb_buf_addf(b, " %.17g", r->metrics[i].value);
+		else
+			kb_buf_adds(b, " -");
+	}
+	kb_buf_addch(b, '\n');
+}
+
 static void log_run(struct kb_buf *b, const struct kb_run_row *r)
 {
 	kb_buf_addf(b, "run %s %d %d %s %d %d %d ", r->sha, r->boot, r->run,
@@ -84,6 +104,7 @@ static void log_run(struct kb_buf *b, const struct kb_run_row *r)
 		kb_buf_addf(b, "%.17g\n", r->value);
 	else
 		kb_buf_adds(b, "-\n");
+	log_values(b, r);
 }
 
 static void log_mark(struct kb_session *s, struct kb_buf *b, const struct kb_mark_row *m)
@@ -276,7 +297,7 @@ static int parse_int(const char *s, int *out)
 }
 
 static int replay_run(struct kb_store *store, git_repository *repo, int64_t session,
-		      struct kb_strv *w, const char *origin, int line)
+		      struct kb_strv *w, const char *origin, int line, int64_t *run_id)
 {
 	static const char *const states[] = { "started", "done", "interrupted", "aborted" };
 	struct kb_run_row r;
@@ -311,7 +332,41 @@ static int replay_run(struct kb_store *store, git_repository *repo, int64_t sess
 	snprintf(r.sha, sizeof(r.sha), "%s", w->v[1]);
 	if ((ret = kb_store_run_start(store, session, r.sha, r.boot, r.run, NULL, &r.id)) < 0)
 		return ret;
+	*run_id = r.id;
 	return kb_store_run_finish(store, &r);
+}
+
+/* The values of the secondary metrics of run 'run', the one replayed on
+ * the line before (0: none). */
+static int replay_values(struct kb_store *store, int64_t run, struct kb_strv *w,
+			 const char *origin, int line)
+{
+	struct kb_run_metric *m;
+	size_t i, n = (w->n - 1) / 2;
+	int ret = 0;
+
+	if (!run)
+		return line_err(origin, line, "'values' must follow the 'run' it is of");
+	if (w->n < 3 || w->n % 2 == 0)
+		return line_err(origin, line, "'values' takes pairs of a name and a value");
+	m = kb_calloc(n, sizeof(*m));
+	for (i = 0; i < n && !ret; i++) {
+		const char *v = w->v[2 + 2 * i];
+
+		m[i].name = w->v[1 + 2 * i];
+		if (strcmp(v, "-")) {
+			char *end;
+
+			m[i].value = strtod(v, &end);
+			m[i].has_value = 1;
+			if (end == v || *end)
+				ret = line_err(origin, line, "a 'values' value is not a number");
+		}
+	}
+	if (!ret)
+		ret = kb_store_run_metrics_set(store, run, m, n);
+	free(m);
+	return ret;
 }
 
 /* Make the revert again: it must come out as the log says. */
@@ -558,6 +613,7 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 	struct kb_spec spec;
 	const char *p = text;
 	int line = 0, ret = 0, started = 0, have_bench = 0;
+	int64_t last_run = 0, run = 0;
 
 	if (is_git_log(text))
 		return replay_git(store, repo, repo_path, text, origin, id);
@@ -572,6 +628,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 
 		line++;
 		p += len + (p[len] == '\n');
+		last_run = run;
+		run = 0;
 		if (kb_split_words(l, &w) < 0) {
 			ret = line_err(origin, line, kb_error_last());
 		} else if (!w.n) {
@@ -595,7 +653,9 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 		} else if (!strcmp(w.v[0], "revert")) {
 			ret = replay_revert(store, repo, *id, &spec, &w, origin, line);
 		} else if (!strcmp(w.v[0], "run")) {
-			ret = replay_run(store, repo, *id, &w, origin, line);
+			ret = replay_run(store, repo, *id, &w, origin, line, &run);
+		} else if (!strcmp(w.v[0], "values")) {
+			ret = replay_values(store, last_run, &w, origin, line);
 		} else if (!strcmp(w.v[0], "good") || !strcmp(w.v[0], "bad") ||
 			   !strcmp(w.v[0], "skip")) {
 			git_oid oid;

@@ -240,6 +240,29 @@ static int is_node(struct kb_session *s, const char *sha, long *node)
 	return *node >= 0 && (size_t)*node != s->dag.bad;
 }
 
+/* The benchmark's secondary metrics in a run's output, into r->metrics
+ * (their names borrowed from the benchmark): one that is not there is
+ * recorded as missing, for only the primary metric decides the run. */
+static void extract_secondary(struct kb_session *s, const char *output, struct kb_run_row *r)
+{
+	const struct kb_bench *b = &s->spec.bench;
+	size_t i;
+
+	r->metrics = NULL;
+	r->nmetrics = 0;
+	if (!b->nmetrics)
+		return;
+	r->metrics = kb_calloc(b->nmetrics, sizeof(*r->metrics));
+	for (i = 0; i < b->nmetrics; i++) {
+		struct kb_run_metric *m = &r->metrics[i];
+
+		m->name = b->metrics[i].name;
+		m->has_value = kb_metric_extract_one(b, &b->metrics[i], output, &m->value) == 0;
+	}
+	r->nmetrics = b->nmetrics;
+	kb_error_clear();
+}
+
 int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res)
 {
@@ -256,7 +279,10 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 	kb_session_run_outcome(&r, res);
 	r.state = KB_RUN_DONE;
 	r.output_tail = tail.ptr;
+	r.metrics = NULL;
+	r.nmetrics = 0;
 	if (res->outcome == KB_RUN_EXITED && res->exit_status == 0) {
+		extract_secondary(s, out.ptr ? out.ptr : "", &r);
 		if (kb_metric_extract(&s->spec.bench, out.ptr, &r.value) < 0) {
 			snprintf(why, sizeof(why), "%s", kb_error_last());
 			r.state = KB_RUN_ABORTED;
@@ -311,6 +337,7 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 out:
 	kb_buf_release(&out);
 	kb_buf_release(&tail);
+	free(r.metrics);
 	free(dir);
 	free(path);
 	return ret;
@@ -621,6 +648,17 @@ static void add_position(struct kb_session *s, json_t *o)
 				    json_integer((json_int_t)(s->dag.g.n - (size_t)node)));
 }
 
+/* The secondary metrics of report 'o' (report.c), the primary metric
+ * taken as moved when the verdict blames a commit and as still when it
+ * finds no regression. */
+static void add_metrics(struct kb_session *s, json_t *o, int warmup)
+{
+	const char *v = json_string_value(json_object_get(o, "verdict"));
+
+	kb_report_metrics(s, o, warmup, !v ? -1 : !strcmp(v, "culprit") ||
+			  !strcmp(v, "multiple") ? 1 : !strcmp(v, "no-regression") ? 0 : -1);
+}
+
 static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
@@ -681,6 +719,7 @@ static int report(struct kb_session *s, json_t **out)
 	}
 	if ((v = json_object_get(o, "likeliest")))
 		add_commit_info(s, v);
+	add_metrics(s, o, po.warmup_used);
 	*out = o;
 	return 0;
 }

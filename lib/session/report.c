@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "mail.h"
+#include "metrics.h"
 #include "mode.h"
 
 json_t *kb_session_commit_json(struct kb_session *s, const git_oid *oid)
@@ -138,6 +139,123 @@ void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
 	json_array_append_new(warnings, json_pack("{s:s, s:s}", "kind", kind,
 						  "message", b.ptr));
 	kb_buf_release(&b);
+}
+
+/* The values of secondary metric 'name' (NULL: the primary) in the runs
+ * that gave the primary metric, in the order of the runs; *n how many. */
+static struct kb_msample *metric_samples(struct kb_session *s, const char *name, size_t *n)
+{
+	struct kb_msample *v = kb_calloc(s->nruns + 1, sizeof(*v));
+	size_t i, k;
+
+	*n = 0;
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
+
+		if (r->state != KB_RUN_DONE || !r->has_value)
+			continue;
+		for (k = 0; name && k < r->nmetrics; k++)
+			if (!strcmp(r->metrics[k].name, name))
+				break;
+		if (name && (k == r->nmetrics || !r->metrics[k].has_value))
+			continue;
+		v[*n].sha = r->sha;
+		v[*n].boot = r->boot;
+		v[*n].run = r->run;
+		v[(*n)++].value = name ? r->metrics[k].value : r->value;
+	}
+	return v;
+}
+
+/* "a", "a and b", "a, b and c": the names of 'names' (a JSON array). */
+static void add_names(struct kb_buf *b, json_t *names)
+{
+	size_t i, n = json_array_size(names);
+
+	for (i = 0; i < n; i++)
+		kb_buf_addf(b, "%s%s", i == 0 ? "" : i + 1 == n ? " and " : ", ",
+			    json_string_value(json_array_get(names, i)));
+}
+
+void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_moved)
+{
+	const struct kb_bench *b = &s->spec.bench;
+	const char *good = s->spec.good_shas.v[0], *bad = s->spec.bad_sha;
+	json_t *all = json_array(), *table = json_object_get(o, "table"), *row;
+	json_t *moved = json_array(), *still = json_array();
+	struct kb_buf w = KB_BUF_INIT;
+	size_t i, k, n;
+
+	if (!b->nmetrics) {
+		json_decref(all);
+		json_decref(moved);
+		json_decref(still);
+		return;
+	}
+	for (i = 0; i < b->nmetrics; i++) {
+		const struct kb_metric *m = &b->metrics[i];
+		struct kb_msample *v = metric_samples(s, m->name, &n);
+		double base = kb_level_mean(v, n, good, warmup);
+		json_t *rows = json_array(), *e;
+		struct kb_moved mv;
+
+		json_array_foreach(table, k, row)
+			json_array_append_new(rows, kb_level_row(v, n,
+				json_string_value(json_object_get(row, "label")),
+				json_string_value(json_object_get(row, "commit")), warmup, base));
+		kb_metric_moved(v, n, good, bad, warmup, KB_MOVED_ALPHA, &mv);
+		e = json_pack("{s:s, s:s, s:s, s:o, s:b}", "name", m->name, "unit", m->unit,
+			      "direction", m->direction == KB_HIGHER_IS_BETTER ? "higher" : "lower",
+			      "rows", rows, "moved", mv.moved);
+		if (mv.tested) {
+			json_object_set_new(e, "p", json_real(mv.p));
+			json_object_set_new(e, "basis", json_string(mv.basis));
+			json_object_set_new(e, "change_pct", json_real(mv.change_pct));
+			json_array_append_new(mv.moved ? moved : still, json_string(m->name));
+		}
+		json_array_append_new(all, e);
+		free(v);
+	}
+	json_object_set_new(o, "metrics", all);
+	if (primary_moved < 0) {
+		struct kb_msample *v = metric_samples(s, NULL, &n);
+		struct kb_moved mv;
+
+		kb_metric_moved(v, n, good, bad, warmup, KB_MOVED_ALPHA, &mv);
+		primary_moved = mv.moved;
+		free(v);
+	}
+	if (!json_is_array(json_object_get(o, "warnings"))) {
+		/* a report with no warnings (a comparison): the marks say it */
+	} else if (primary_moved && json_array_size(still) && !json_array_size(moved)) {
+		add_names(&w, still);
+		kb_report_warn(json_object_get(o, "warnings"), "only-primary",
+			       "only %s moved from GOOD to BAD: %s did not move beyond %s noise, "
+			       "so the change is in %s alone", b->metric.name, w.ptr,
+			       json_array_size(still) == 1 ? "its" : "their", b->metric.name);
+	} else if (!primary_moved && json_array_size(moved)) {
+		size_t nm = json_array_size(moved), j = 0;
+
+		json_array_foreach(all, i, row) {
+			if (!json_is_true(json_object_get(row, "moved")))
+				continue;
+			kb_buf_addf(&w, "%s%s (%+.1f%%, p = %.2g)", j == 0 ? "" :
+				    j + 1 == nm ? " and " : ", ",
+				    json_string_value(json_object_get(row, "name")),
+				    json_number_value(json_object_get(row, "change_pct")),
+				    json_number_value(json_object_get(row, "p")));
+			j++;
+		}
+		kb_report_warn(json_object_get(o, "warnings"), "secondary-moved",
+			       "%s moved from GOOD to BAD, but %s did not: the bisection "
+			       "looks at %s only; to find where %s moved, bisect again with %s "
+			       "as the metric", w.ptr, b->metric.name, b->metric.name,
+			       nm == 1 ? json_string_value(json_array_get(moved, 0)) : "they",
+			       nm == 1 ? "it" : "one of them");
+	}
+	kb_buf_release(&w);
+	json_decref(moved);
+	json_decref(still);
 }
 
 size_t kb_session_builds_total(struct kb_session *s)

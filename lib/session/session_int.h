@@ -55,6 +55,17 @@ int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
 /* Add a warning {kind, message} to a report's array. */
 void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * The benchmark's secondary metrics in report 'o' (nothing when it has
+ * none): "metrics", for each {name, unit, direction, rows, moved, and when
+ * it could be tested p, basis and change_pct}, its rows those of o's
+ * "table" (label, commit) from the runs' stored values, the first
+ * 'warmup' runs of each boot left out; then, when o has "warnings", a
+ * warning "only-primary" when the primary metric moved and no secondary
+ * one did, "secondary-moved" when one did and the primary did not.  'primary_moved': 1 or 0 as the
+ * verdict says, -1 to test the primary metric as the others.
+ */
+void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_moved);
 /* A run whose test died with the process that ran it: its leftovers
  * killed, recorded as cut short (it runs again). */
 int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r);

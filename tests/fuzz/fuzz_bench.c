@@ -3,7 +3,8 @@
  *
  * A benchmark that parses has what the engine relies on: a name, a command
  * (argv ended by NULL), run counts in their ranges, a complete metric when
- * there is one, and a stored definition (b->json) that parses again into
+ * there is one, secondary metrics only beside it, each complete and named
+ * apart from the others, and a stored definition (b->json) that parses again into
  * the same benchmark, as a session does when it is resumed.  A benchmark
  * that does not parse is KB_EINVAL with a message and leaves b zeroed.
  */
@@ -29,9 +30,16 @@ static int same_strv(const struct kb_strv *a, const struct kb_strv *b)
 	return 1;
 }
 
+static void check_metric(const struct kb_metric *m)
+{
+	FUZZ_CHECK(m->name && m->unit);
+	FUZZ_CHECK(!m->json_path != !m->regex);
+	FUZZ_CHECK(m->direction == KB_LOWER_IS_BETTER || m->direction == KB_HIGHER_IS_BETTER);
+}
+
 static void check_bench(const struct kb_bench *b)
 {
-	size_t i;
+	size_t i, j;
 
 	FUZZ_CHECK(b->name);
 	FUZZ_CHECK(b->argv.n >= 1 && b->argv.v && !b->argv.v[b->argv.n]);
@@ -44,13 +52,18 @@ static void check_bench(const struct kb_bench *b)
 	FUZZ_CHECK(b->warmup < b->runs_per_boot || !b->has_metric);
 	FUZZ_CHECK(isfinite(b->timeout) && b->timeout >= 0);
 	if (b->has_metric) {
-		FUZZ_CHECK(b->metric.name && b->metric.unit);
-		FUZZ_CHECK(!b->metric.json_path != !b->metric.regex);
-		FUZZ_CHECK(b->metric.direction == KB_LOWER_IS_BETTER ||
-			   b->metric.direction == KB_HIGHER_IS_BETTER);
+		check_metric(&b->metric);
 		FUZZ_CHECK(b->runs_per_boot - b->warmup >= 2);
 	} else {
 		FUZZ_CHECK(!b->metric.name && !b->metric.json_path && !b->metric.regex);
+	}
+	FUZZ_CHECK(b->has_metric || !b->nmetrics);
+	FUZZ_CHECK(b->nmetrics <= KB_BENCH_MAX_METRICS);
+	for (i = 0; i < b->nmetrics; i++) {
+		check_metric(&b->metrics[i]);
+		FUZZ_CHECK(strcmp(b->metrics[i].name, b->metric.name));
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(strcmp(b->metrics[i].name, b->metrics[j].name));
 	}
 }
 
@@ -66,6 +79,14 @@ static void check_same(const struct kb_bench *a, const struct kb_bench *b)
 	FUZZ_CHECK(same_str(a->metric.regex, b->metric.regex));
 	FUZZ_CHECK(same_str(a->metric.unit, b->metric.unit));
 	FUZZ_CHECK(a->metric.direction == b->metric.direction);
+	FUZZ_CHECK(a->nmetrics == b->nmetrics);
+	for (size_t i = 0; i < a->nmetrics && i < b->nmetrics; i++) {
+		FUZZ_CHECK(same_str(a->metrics[i].name, b->metrics[i].name));
+		FUZZ_CHECK(same_str(a->metrics[i].json_path, b->metrics[i].json_path));
+		FUZZ_CHECK(same_str(a->metrics[i].regex, b->metrics[i].regex));
+		FUZZ_CHECK(same_str(a->metrics[i].unit, b->metrics[i].unit));
+		FUZZ_CHECK(a->metrics[i].direction == b->metrics[i].direction);
+	}
 	FUZZ_CHECK(a->warmup == b->warmup && a->runs_per_boot == b->runs_per_boot);
 	FUZZ_CHECK(a->timeout == b->timeout);
 	FUZZ_CHECK(!strcmp(a->json, b->json));
@@ -90,7 +111,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK_FAILED(ret);
 		FUZZ_CHECK(strstr(kb_error_last(), "fuzz.json"));
-		FUZZ_CHECK(!b.name && !b.argv.n && !b.json && !b.has_metric);
+		FUZZ_CHECK(!b.name && !b.argv.n && !b.json && !b.has_metric && !b.metrics &&
+			   !b.nmetrics);
 	}
 	FUZZ_CHECK(!b.name && !b.json);
 	kb_error_clear();

@@ -31,6 +31,9 @@ static const struct {
 	{ "regex", "[-+0-9.e]+" },
 	{ "regex", "(x)?([0-9.]*)" },
 	{ "regex", "^$" },
+	{ "json_path", "jobs[0].write.clat_ns.percentile[\"50.000000\"]" },
+	{ "json_path", "jobs[0].sync.lat_ns.mean" },
+	{ "json_path", "jobs[0].sync.lat_ns.percentile[\"99.000000\"]" },
 	{ NULL, NULL },         /* no metric: pass/fail by exit status */
 	{ "json_path", NULL },  /* the path is the input's first line */
 };

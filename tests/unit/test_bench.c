@@ -184,3 +184,125 @@ TEST(test_bench__regex_that_repeats_too_much)
 	CHECK(regex_parses("[{]{1,990} x{2,}") == 0);
 	CHECK(regex_parses(deep + 1) == 0);
 }
+
+/* A primary metric of the shape the tests below take, then 'rest'. */
+static char *with_metrics(const char *rest)
+{
+	return kb_asprintf("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"name\":\"p99\","
+			   "\"json_path\":\"a.p99\",\"direction\":\"lower\"}%s}", rest);
+}
+
+TEST(test_bench__secondary_metrics)
+{
+	struct kb_bench b, again;
+	char *t = with_metrics(",\"metrics\":[{\"name\":\"p50\",\"json_path\":\"a.p50\","
+			       "\"direction\":\"lower\",\"unit\":\"ns\"},{\"name\":\"iops\","
+			       "\"regex\":\"iops=([0-9.]+)\",\"direction\":\"higher\"}]");
+
+	CHECK_MSG(kb_bench_parse(&b, t, "t") == 0, "%s", kb_error_last());
+	free(t);
+	CHECK(b.has_metric && !strcmp(b.metric.name, "p99") && b.nmetrics == 2);
+	CHECK(!strcmp(b.metrics[0].name, "p50") && !strcmp(b.metrics[0].json_path, "a.p50") &&
+	      !b.metrics[0].regex && !strcmp(b.metrics[0].unit, "ns") &&
+	      b.metrics[0].direction == KB_LOWER_IS_BETTER);
+	CHECK(!strcmp(b.metrics[1].name, "iops") && !b.metrics[1].json_path &&
+	      !strcmp(b.metrics[1].regex, "iops=([0-9.]+)") && !strcmp(b.metrics[1].unit, "") &&
+	      b.metrics[1].direction == KB_HIGHER_IS_BETTER);
+	/* the definition stored in a session keeps them */
+	CHECK(strstr(b.json, "\"metrics\":[{"));
+	CHECK(kb_bench_parse(&again, b.json, "stored") == 0 && again.nmetrics == 2 &&
+	      !strcmp(again.metrics[1].name, "iops"));
+	kb_bench_release(&again);
+	kb_bench_release(&b);
+	CHECK(!b.metrics && !b.nmetrics);
+	/* none is as good as no key */
+	t = with_metrics(",\"metrics\":[]");
+	CHECK(kb_bench_parse(&b, t, "t") == 0 && b.nmetrics == 0);
+	kb_bench_release(&b);
+	free(t);
+}
+
+static int metrics_fail_with(const char *rest, const char *needle)
+{
+	char *t = with_metrics(rest);
+	int r = fails_with(t, needle);
+
+	free(t);
+	return r;
+}
+
+TEST(test_bench__secondary_metrics_errors_name_the_field)
+{
+	char many[4096] = ",\"metrics\":[";
+	size_t i;
+
+	CHECK(metrics_fail_with(",\"metrics\":{}", "field 'metrics' must be an array"));
+	CHECK(metrics_fail_with(",\"metrics\":[5]", "field 'metrics[0]' must be an object"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"json_path\":\"a\",\"direction\":\"lower\"}]",
+				"field 'metrics[0].name' is missing"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":1,\"json_path\":\"a\","
+				"\"direction\":\"lower\"}]", "field 'metrics[0].name' must be a string"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"json_path\":\"a\","
+				"\"direction\":\"lower\"},{\"name\":\"b\",\"regex\":\"(\","
+				"\"direction\":\"lower\"}]",
+				"field 'metrics[1].regex' is not a valid regular expression"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"regex\":\"((a{1,255}){1,255})\","
+				"\"direction\":\"lower\"}]", "field 'metrics[0].regex' repeats too much"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"json_path\":\"a\","
+				"\"direction\":\"down\"}]", "field 'metrics[0].direction' must be"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"direction\":\"lower\"}]",
+				"field 'metrics[0]' needs exactly one of 'json_path' and 'regex'"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"json_path\":\"a\","
+				"\"regex\":\"a\",\"direction\":\"lower\"}]", "exactly one"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"json_path\":\"a\","
+				"\"direction\":\"lower\",\"units\":\"s\"}]",
+				"unknown field 'metrics[0].units'"));
+	/* names: unique, and not the primary's */
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"p99\",\"json_path\":\"a\","
+				"\"direction\":\"lower\"}]",
+				"field 'metrics[0].name' is \"p99\", the name of the primary metric"));
+	CHECK(metrics_fail_with(",\"metrics\":[{\"name\":\"a\",\"json_path\":\"a\","
+				"\"direction\":\"lower\"},{\"name\":\"b\",\"json_path\":\"b\","
+				"\"direction\":\"lower\"},{\"name\":\"a\",\"json_path\":\"c\","
+				"\"direction\":\"higher\"}]",
+				"field 'metrics[2].name' is \"a\", as 'metrics[0].name' is"));
+	for (i = 0; i <= KB_BENCH_MAX_METRICS; i++)
+		snprintf(many + strlen(many), sizeof(many) - strlen(many),
+			 "%s{\"name\":\"m%zu\",\"json_path\":\"a\",\"direction\":\"lower\"}",
+			 i ? "," : "", i);
+	strcat(many, "]");
+	CHECK(metrics_fail_with(many, "at most 32"));
+	/* the primary metric decides: secondary ones need it */
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metrics\":[{\"name\":\"a\","
+			 "\"json_path\":\"a\",\"direction\":\"lower\"}]}",
+			 "field 'metrics' needs a 'metric' beside it"));
+	/* and the primary's own errors name its fields */
+	CHECK(fails_with("{\"name\":\"x\",\"command\":\"y\",\"metric\":{\"regex\":\"a\","
+			 "\"direction\":\"lower\"}}", "field 'metric.name' is missing"));
+}
+
+TEST(test_bench__extract_secondary)
+{
+	struct kb_bench b;
+	char *t = with_metrics(",\"metrics\":[{\"name\":\"p50\",\"json_path\":"
+			       "\"a.p50\",\"direction\":\"lower\"},{\"name\":\"iops\","
+			       "\"regex\":\"iops=([0-9.]+)\",\"direction\":\"higher\"}]");
+	double v = 0;
+
+	CHECK(kb_bench_parse(&b, t, "t") == 0);
+	free(t);
+	CHECK(kb_metric_extract(&b, "{\"a\":{\"p99\":9,\"p50\":\"5.5\"}}", &v) == 0 && v == 9);
+	CHECK(kb_metric_extract_one(&b, &b.metric, "{\"a\":{\"p99\":9}}", &v) == 0 && v == 9);
+	CHECK(kb_metric_extract_one(&b, &b.metrics[0], "{\"a\":{\"p99\":9,\"p50\":\"5.5\"}}",
+				    &v) == 0 && v == 5.5);
+	/* a secondary metric's error names it; the primary's as before */
+	CHECK(kb_metric_extract_one(&b, &b.metrics[0], "{\"a\":{\"p99\":9}}", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark x: metric p50: no number at 'a.p50'"));
+	CHECK(kb_metric_extract_one(&b, &b.metrics[1], "{\"a\":{}} iops=12.5", &v) == 0 &&
+	      v == 12.5);
+	CHECK(kb_metric_extract_one(&b, &b.metrics[1], "no rate", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark x: metric iops: metric regex did not match"));
+	CHECK(kb_metric_extract(&b, "{\"a\":{}}", &v) == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "benchmark x: no number at 'a.p99'"));
+	kb_bench_release(&b);
+}

@@ -287,3 +287,158 @@ TEST(test_store__version_2_reverts_and_pairs_become_tables)
 	kb_store_close(s);
 	free(p);
 }
+
+/* The runs of session 1 hold the metrics 'want'
+ * ("name=value" or "name=-" for a value missing, space-separated, for each
+ * run; runs separated by '|'). */
+static int metrics_are(struct kb_store *s, const char *want)
+{
+	struct kb_run_row *rows;
+	struct kb_buf got = KB_BUF_INIT;
+	size_t n, i, k;
+	int ok;
+
+	if (kb_store_runs(s, 1, &rows, &n) < 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		kb_buf_adds(&got, i ? "|" : "");
+		for (k = 0; k < rows[i].nmetrics; k++) {
+			const struct kb_run_metric *m = &rows[i].metrics[k];
+
+			if (m->has_value)
+				kb_buf_addf(&got, "%s%s=%g", k ? " " : "", m->name, m->value);
+			else
+				kb_buf_addf(&got, "%s%s=-", k ? " " : "", m->name);
+		}
+	}
+	ok = !strcmp(got.ptr ? got.ptr : "", want);
+	if (!ok)
+		fprintf(stderr, "# runs' metrics: '%s', not '%s'\n", got.ptr, want);
+	kb_buf_release(&got);
+	kb_run_rows_free(rows, n);
+	return ok;
+}
+
+static const char sha1[] = "0123456789012345678901234567890123456789";
+
+/* Each run's secondary metrics go in with its outcome, in one
+ * transaction with it, and come back with the runs, missing ones too. */
+TEST(test_store__secondary_metrics_of_runs)
+{
+	struct kb_store *s;
+	struct kb_run_row fin;
+	struct kb_run_metric m[3] = {
+		{ "p50", 1, 50.5 }, { "iops", 0, 0 }, { "bw", 1, -2 },
+	};
+	char *p = db_path();
+	int64_t sess, id[3];
+
+	CHECK(kb_store_open(&s, p, KB_STORE_CREATE) == 0);
+	CHECK(kb_store_session_create(s, "{}", &sess) == 0 && sess == 1);
+	CHECK(kb_store_run_start(s, 1, sha1, 1, 1, NULL, &id[0]) == 0);
+	CHECK(kb_store_run_start(s, 1, sha1, 1, 2, NULL, &id[1]) == 0);
+	CHECK(kb_store_run_start(s, 1, sha1, 1, 3, NULL, &id[2]) == 0);
+	CHECK(metrics_are(s, "||"));
+	memset(&fin, 0, sizeof(fin));
+	fin.id = id[1];
+	fin.state = KB_RUN_DONE;
+	fin.has_value = 1;
+	fin.value = 7;
+	fin.metrics = m;
+	fin.nmetrics = 3;
+	CHECK(kb_store_run_finish(s, &fin) == 0);
+	CHECK(metrics_are(s, "|p50=50.5 iops=- bw=-2|"));
+	/* a run whose result is rolled back leaves no metric behind */
+	fin.id = id[2];
+	fin.nmetrics = 1;
+	CHECK(kb_store_begin(s) == 0);
+	CHECK(kb_store_run_finish(s, &fin) == 0);
+	kb_store_rollback(s);
+	CHECK(metrics_are(s, "|p50=50.5 iops=- bw=-2|"));
+	/* added to later (a replay), a metric recorded gets the new value */
+	m[1].has_value = 1;
+	m[1].value = 3;
+	CHECK(kb_store_run_metrics_set(s, id[0], m, 2) == 0);
+	CHECK(kb_store_run_metrics_set(s, id[1], &m[1], 1) == 0);
+	CHECK(metrics_are(s, "p50=50.5 iops=3|p50=50.5 iops=3 bw=-2|"));
+	/* only the runs of the session asked for */
+	{
+		struct kb_run_row *rows;
+		size_t n;
+
+		CHECK(kb_store_session_create_as(s, "{}", "compare", &sess) == 0);
+		CHECK(kb_store_run_start(s, sess, sha1, 1, 1, NULL, &id[0]) == 0);
+		CHECK(kb_store_run_metrics_set(s, id[0], m, 1) == 0);
+		CHECK(kb_store_runs(s, sess, &rows, &n) == 0 && n == 1 && rows[0].nmetrics == 1);
+		kb_run_rows_free(rows, n);
+	}
+	CHECK(metrics_are(s, "p50=50.5 iops=3|p50=50.5 iops=3 bw=-2|"));
+	kb_store_close(s);
+	free(p);
+}
+
+/* Schema 3, as kbisect wrote it before runs had secondary metrics. */
+static const char schema_v3[] =
+	"ALTER TABLE runs ADD COLUMN machine INTEGER NOT NULL DEFAULT 0;"
+	"CREATE TABLE reverts (id INTEGER PRIMARY KEY,"
+	"  session INTEGER NOT NULL REFERENCES sessions(id), culprit TEXT NOT NULL,"
+	"  sha TEXT, created REAL NOT NULL);"
+	"CREATE TABLE pairs (session INTEGER NOT NULL REFERENCES sessions(id),"
+	"  machine INTEGER NOT NULL, pair INTEGER NOT NULL,"
+	"  PRIMARY KEY (session, machine));"
+	"INSERT INTO reverts (session, culprit, sha, created) VALUES"
+	"  (1, '0123456789012345678901234567890123456789', NULL, 3.0);"
+	"INSERT INTO pairs VALUES (1, 0, 1);"
+	"INSERT INTO events (session, ts, kind, detail) VALUES"
+	"  (1, 3.0, 'build', '0123456789012345678901234567890123456789 built 2.5 6.1.0-kb');"
+	"PRAGMA user_version = 3;";
+
+TEST(test_store__version_3_gets_the_metrics_of_runs)
+{
+	struct kb_store *s;
+	struct kb_run_row *rows, fin;
+	struct kb_revert_row *rv;
+	struct kb_event *ev;
+	struct kb_run_metric m = { "p50", 1, 12 };
+	signed char pairs[2] = { 9, 9 };
+	char *p = db_path();
+	size_t n;
+	int64_t id;
+	sqlite3 *db;
+
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_v1, NULL, NULL, NULL) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_v3, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	CHECK_MSG(kb_store_open(&s, p, 0) == 0, "%s", kb_error_last());
+	/* what schema 3 held is as it was: the old run has no metrics */
+	CHECK(kb_store_runs(s, 1, &rows, &n) == 0);
+	CHECK(n == 1 && rows[0].has_value && rows[0].value == 4.5 && rows[0].nmetrics == 0);
+	kb_run_rows_free(rows, n);
+	CHECK(kb_store_reverts(s, 1, &rv, &n) == 0 && n == 1 && !rv[0].sha[0]);
+	free(rv);
+	CHECK(kb_store_pairs(s, 1, pairs, 2) == 0 && pairs[0] == 1 && pairs[1] == 9);
+	CHECK(kb_events_read(s, 1, &ev, &n) == 0 && n == 1 && ev[0].kind == KB_EV_BUILD);
+	kb_events_free(ev, n);
+	/* and a new run records its metrics */
+	CHECK(kb_store_run_start(s, 1, sha1, 2, 1, NULL, &id) == 0);
+	memset(&fin, 0, sizeof(fin));
+	fin.id = id;
+	fin.state = KB_RUN_DONE;
+	fin.metrics = &m;
+	fin.nmetrics = 1;
+	CHECK(kb_store_run_finish(s, &fin) == 0);
+	CHECK(metrics_are(s, "|p50=12"));
+	kb_store_close(s);
+	CHECK(sqlite3_open(p, &db) == SQLITE_OK);
+	{
+		sqlite3_stmt *q;
+
+		CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
+		CHECK(sqlite3_step(q) == SQLITE_ROW &&
+		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA && KB_STORE_SCHEMA == 4);
+		sqlite3_finalize(q);
+	}
+	sqlite3_close(db);
+	free(p);
+}
