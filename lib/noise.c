@@ -57,6 +57,36 @@ double kb_huber_location(const double *x, const double *sd, size_t n, double sca
 	return mu;
 }
 
+double kb_biweight_location(const double *x, size_t n, double scale)
+{
+	double mu;
+
+	if (!n)
+		return NAN;
+	mu = kb_median(x, n);
+	if (!(scale > 0) || n < 3)
+		return n < 3 ? kb_mean(x, n) : mu;
+	for (int iter = 0; iter < 30; iter++) {
+		double num = 0, den = 0, prev = mu;
+
+		for (size_t i = 0; i < n; i++) {
+			double u = (x[i] - mu) / (4.685 * scale), w;
+
+			if (fabs(u) >= 1)
+				continue;
+			w = (1 - u * u) * (1 - u * u);
+			num += w * x[i];
+			den += w;
+		}
+		if (!(den > 0))
+			break;
+		mu = num / den;
+		if (fabs(mu - prev) < 1e-12 * (1 + fabs(mu)))
+			break;
+	}
+	return mu;
+}
+
 double kb_chi2_quantile(double p, double k)
 {
 	/* the normal quantile by bisection of kb_normal_cdf */

@@ -49,6 +49,11 @@ double kb_huber_location(const double *x, const double *sd, size_t n, double sca
  */
 double kb_noise_boots(const double *d, const double *e, size_t n, double pool_p, int *df);
 
+/* A robust location of runs that may hold an outlying one: Tukey's
+ * biweight (c = 4.685 scales, from the median), which gives a run far
+ * off no weight at all; the median when scale <= 0. */
+double kb_biweight_location(const double *x, size_t n, double scale);
+
 /* The quantile p of a chi-square with k degrees of freedom (the
  * Wilson-Hilferty approximation). */
 double kb_chi2_quantile(double p, double k);

@@ -16,7 +16,7 @@
 #define VERIFY_MIN_PAIRS 2   /* pairs before a check may pass */
 #define VERIFY_BOOTS 3       /* pairs before a check may fail early */
 #define VERIFY_MAX_BOOTS 16  /* pairs after which a check fails */
-#define SHARE_PAIRS 6        /* pairs to tell a partial share */
+#define SHARE_PAIRS 8        /* pairs to tell a partial share */
 #define MIN_SPLIT 0.02
 
 void kb_perf_params_default(struct kb_perf_params *p)
@@ -459,7 +459,7 @@ static void build_boots(struct ctx *c)
 	}
 	c->sigma = kb_noise_within(x, len, c->nboot);
 	for (k = off = 0; k < c->nboot; off += len[k], k++)
-		c->boot[k].m = kb_huber_location(x + off, NULL, len[k], c->sigma);
+		c->boot[k].m = kb_biweight_location(x + off, len[k], c->sigma);
 	if (!(c->sigma > 0)) {
 		/* one run a boot everywhere: the spread of the boots of each
 		 * commit around its median, for a scale */
@@ -872,6 +872,28 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 			 "a boot costs %.2g runs): %d steady runs a boot",
 			 c->tau2 > 0 ? 100 * sqrt(c->tau2) : 100 * c->sigma,
 			 c->tau2 > 0 ? 100 * c->sigma : 0.0, ratio, n);
+	return n + c->warm;
+}
+
+/* Runs per boot while GOOD and BAD are calibrated: once the boots are seen
+ * to differ more than runs do, fewer runs a boot and more boots, by the
+ * cost of each; the cap of calibration boots grows as the runs shrink. */
+static int cal_runs(const struct ctx *c, int *max_pairs)
+{
+	const struct kb_perf_params *p = &c->in->p;
+	int steady = p->runs_per_boot - c->warm, n;
+	double ratio;
+
+	*max_pairs = p->max_cal_boots;
+	if (p->runs_fixed || !(c->tau2 > 0) || steady <= 3)
+		return p->runs_per_boot;
+	ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
+	n = (int)ceil(sqrt(ratio * c->sigma * c->sigma / c->tau2));
+	if (n < 3)
+		n = 3;
+	if (n >= steady)
+		return p->runs_per_boot;
+	*max_pairs = p->max_cal_boots * steady / n;
 	return n + c->warm;
 }
 
@@ -1540,7 +1562,8 @@ verify:
 		{
 			/* the share of the change from GOOD to BAD: the step
 			 * between the two commits' values (all their boots, the
-			 * drift taken off) over the change; both steps hold the
+			 * drift taken off) or that of their pairs, whichever
+			 * tells it better, over the change; both steps hold the
 			 * offsets of two builds besides */
 			double delta = c->mu_b - c->mu_g, sh, se, zp, vp, zc, vc, st, l2 = c->lay2;
 			size_t np, nc;
@@ -1548,7 +1571,12 @@ verify:
 			commit_value(c, po, &zp, &vp, &np);
 			commit_value(c, co, &zc, &vc, &nc);
 			st = np && nc ? zc - zp : f->step;
-			vp = np && nc ? vp + vc - 2 * l2 : f->step_se * f->step_se;
+			vp = np && nc ? vp + vc - 2 * l2 : INFINITY;
+			if (f->npairs >= 2 && f->step_se * f->step_se < vp) {
+				/* the pairs alone tell it better */
+				st = f->step;
+				vp = f->step_se * f->step_se;
+			}
 			sh = st / delta;
 			se = sqrt(vp + 2 * l2 + sh * sh * (c->delta_se * c->delta_se + 2 * l2)) / delta;
 			f->share = sh;
@@ -1564,7 +1592,7 @@ verify:
 			goto out;
 		/* the step explains less than the whole, unless the share is
 		 * still too vague to tell: more pairs, to tell */
-		if (do_revert && f->share < 0.75 && f->share_hi0 >= 0.75 && pc.n < SHARE_PAIRS &&
+		if (do_revert && f->share < 0.8 && f->share_hi0 >= 0.75 && pc.n < SHARE_PAIRS &&
 		    budget_left(c) && owns(c, 0)) {
 			struct pairs mine;
 
@@ -1599,8 +1627,6 @@ revert:
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
 				r = check(&rb, expect, 2 * c->lay2, 0);
-				if (getenv("KB_DEBUG_DRIFT"))
-					fprintf(stderr, "DBG revert n %zu mean %.4f se %.4f expect %.4f r %d\n", rb.n, rb.mean, rb.se, expect, r);
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
@@ -2070,7 +2096,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct pairs cal;
 	double pmw, eff, lev_g, lev_b;
 	size_t i, j, n;
-	int bg, bb, ret = 0, r;
+	int bg, bb, ret = 0, r, max_pairs;
 	unsigned char *alive = NULL;
 	char *marks;
 	struct found f, f2;
@@ -2114,8 +2140,8 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	/* boots under way elsewhere count for the balance of GOOD and BAD;
 	 * a machine of a pool keeps its own GOOD and BAD in balance first,
 	 * so that no machine measures only one of them */
-	bg = full_boots(&c, go) + busy_n(&c, in->good_sha);
-	bb = full_boots(&c, bo) + busy_n(&c, in->node_sha[in->bad]);
+	bg = nboots(go) + busy_n(&c, in->good_sha);
+	bb = nboots(bo) + busy_n(&c, in->node_sha[in->bad]);
 	if (pooled(&c) && in->machine >= 0 && boots_here(&c, go) != boots_here(&c, bo)) {
 		bg = boots_here(&c, go);
 		bb = boots_here(&c, bo);
@@ -2145,16 +2171,17 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	 * does not take that back */
 	for (i = 0, j = 0; i < in->nobs && !j; i++)
 		j = in->obs[i].node >= 0 && in->obs[i].node != (long)in->bad && c.ob_n[i];
-	switch (j ? CAL_DIFFER : paired_test(&c, go, bo, in->p.min_cal_boots, in->p.max_cal_boots,
+	c.runs = cal_runs(&c, &max_pairs);
+	switch (j ? CAL_DIFFER : paired_test(&c, go, bo, in->p.min_cal_boots, max_pairs,
 					     8, 0.5, in->p.alpha, &pmw)) {
 	case CAL_MORE:
 		if (!budget_left(&c))
 			goto no_difference;
 		if (bg <= bb)
-			run_action(out, in->good_sha, "good", in->p.runs_per_boot,
+			run_action(out, in->good_sha, "good", c.runs,
 				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
 		else
-			run_action(out, in->node_sha[in->bad], "bad", in->p.runs_per_boot,
+			run_action(out, in->node_sha[in->bad], "bad", c.runs,
 				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
 		goto out;
 	case CAL_SAME:
@@ -2177,10 +2204,6 @@ no_difference:
 	}
 	fit_drift(&c);
 	c.runs = runs_for(&c, NULL, 0);
-	if (getenv("KB_DEBUG_DRIFT")) {
-		fprintf(stderr, "DBG sigma %.4f tau %.4f df %d delta %.4f se %.4f q %.6f ahead %.6f vboot %.6f\n",
-			c.sigma, sqrt(c.tau2), c.tau_df, eff, cal.se, c.drift[0].q, drift_ahead(&c, 0), boot_var(&c, c.runs - c.warm));
-	}
 	if (sqrt(boot_var(&c, c.runs - c.warm)) > eff)
 		warn(&c, "noisy", "the noise of one boot (%.2g) is larger than the change "
 		     "(%.2g): many boots are needed", sqrt(boot_var(&c, c.runs - c.warm)), eff);
@@ -2209,8 +2232,6 @@ no_difference:
 	kb_bisect_alive(in->g, in->bad, marks, alive, &n);
 	free(marks);
 	estimate_layout(&c, alive, &lev_g, &lev_b);
-	if (getenv("KB_DEBUG_DRIFT"))
-		fprintf(stderr, "DBG layout %.4f levels %.4f %.4f\n", sqrt(c.lay2), lev_g, lev_b);
 	r = bisect_range(&c, alive, in->bad, lev_g, lev_b, 1, &f, out);
 	if (r == ACTION)
 		goto out;
@@ -2239,8 +2260,6 @@ no_difference:
 		       "does not recover");
 		goto out;
 	}
-	if (getenv("KB_DEBUG_DRIFT"))
-		fprintf(stderr, "DBG final share %.3f hi0 %.3f hi %.3f resid %d\n", f.share, f.share_hi0, f.share_hi, residual(&c, &f));
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
 		r = rest_of_change(&c, &f, alive, &f2, out);
 		if (r == ACTION) {
