@@ -1592,7 +1592,7 @@ verify:
 			goto out;
 		/* the step explains less than the whole, unless the share is
 		 * still too vague to tell: more pairs, to tell */
-		if (do_revert && f->share < 0.8 && f->share_hi0 >= 0.75 && pc.n < SHARE_PAIRS &&
+		if (do_revert && f->share < 0.9 && f->share_hi0 >= 0.75 && pc.n < SHARE_PAIRS &&
 		    budget_left(c) && owns(c, 0)) {
 			struct pairs mine;
 

@@ -1,0 +1,196 @@
+/*
+ * The noise estimates of performance bisection: the run noise, the boot
+ * spread and the machine's drift, each recovered from simulated boots of
+ * known spreads; and one boot never decisive when boots differ as much as
+ * the step.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "graph.h"
+#include "noise.h"
+#include "perf.h"
+#include "stats.h"
+#include "test.h"
+#include "util.h"
+
+/* nboots boots of 'runs' runs: boot offsets of sd 'tau', run noise 'sigma' */
+static void boots(uint64_t seed, size_t nboots, size_t runs, double tau, double sigma,
+		  double *x, size_t *len, double *mean)
+{
+	uint64_t s = seed;
+
+	for (size_t b = 0; b < nboots; b++) {
+		double off = tau * kb_rand_normal(&s), sum = 0;
+
+		len[b] = runs;
+		for (size_t r = 0; r < runs; r++) {
+			x[b * runs + r] = off + sigma * kb_rand_normal(&s);
+			sum += x[b * runs + r];
+		}
+		if (mean)
+			mean[b] = sum / (double)runs;
+	}
+}
+
+TEST(test_noise__run_noise_recovered_free_of_boot_offsets)
+{
+	double x[60 * 5], m[60];
+	size_t len[60];
+
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		/* boots ten times noisier than runs: the run noise must not
+		 * see them */
+		boots(seed, 60, 5, 0.10, 0.01, x, len, m);
+		double s = kb_noise_within(x, len, 60);
+
+		CHECK_MSG(fabs(s / 0.01 - 1) < 0.15, "seed %d: run noise %.4f, not 0.01",
+			  (int)seed, s);
+	}
+}
+
+TEST(test_noise__boot_spread_recovered_and_zero_when_absent)
+{
+	double x[80 * 5], m[80], d[40], e[40];
+	size_t len[80];
+	int df, zero = 0;
+
+	for (uint64_t seed = 1; seed <= 5; seed++) {
+		boots(seed, 80, 5, 0.03, 0.01, x, len, m);
+		for (size_t i = 0; i < 40; i++) {
+			d[i] = m[2 * i + 1] - m[2 * i];
+			e[i] = 0.01 * 0.01 * (1.0 / 5 + 1.0 / 5);
+		}
+		double t2 = kb_noise_boots(d, e, 40, 0.10, &df);
+
+		CHECK_MSG(fabs(sqrt(t2) / 0.03 - 1) < 0.25 && df == 40,
+			  "seed %d: boot spread %.4f (df %d), not 0.03", (int)seed, sqrt(t2), df);
+	}
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		boots(seed, 80, 5, 0, 0.01, x, len, m);
+		for (size_t i = 0; i < 40; i++) {
+			d[i] = m[2 * i + 1] - m[2 * i];
+			e[i] = 0.01 * 0.01 * (1.0 / 5 + 1.0 / 5);
+		}
+		zero += kb_noise_boots(d, e, 40, 0.10, &df) == 0 && df < 0;
+	}
+	/* the test pools at 10%: most trials without boot spread find none */
+	CHECK_MSG(zero >= 15, "no boot spread, but one found in %d of 20", 20 - zero);
+}
+
+TEST(test_noise__outlying_run_ignored)
+{
+	double x[5] = { 1.00, 1.01, 0.99, 1.005, 3.0 };
+
+	CHECK(fabs(kb_biweight_location(x, 5, 0.01) - 1.0012) < 0.005);
+	CHECK(kb_huber_location(x, NULL, 5, 0.01) < 1.05);
+}
+
+TEST(test_noise__drift_jump_found_and_its_gap_uncertain)
+{
+	/* endpoint boots at times 0..9 at level 0, none in 10..19, then at
+	 * 20..29 at level 0.2: the walk jumps, and the boots of the gap
+	 * cannot say which level they had */
+	size_t t[20], nt = 30;
+	double y[20], v[20], d[30], pv[30];
+	uint64_t s = 7;
+	int k = 0;
+
+	for (int i = 0; i < 30; i++) {
+		if (i >= 10 && i < 20)
+			continue;
+		t[k] = (size_t)i;
+		y[k] = (i < 10 ? 0 : 0.2) + 0.01 * kb_rand_normal(&s);
+		v[k++] = 0.01 * 0.01;
+	}
+	kb_drift_smooth(t, y, v, 20, nt, d, pv);
+	CHECK_MSG(fabs(d[5]) < 0.01 && fabs(d[25] - 0.2) < 0.01, "levels %.3f %.3f", d[5], d[25]);
+	CHECK_MSG(pv[5] < 0.0001 && pv[25] < 0.0001, "variance %.2g %.2g", pv[5], pv[25]);
+	CHECK_MSG(sqrt(pv[15]) > 0.05, "in the gap the drift is known to %.3f", sqrt(pv[15]));
+
+	/* a steady machine: no drift, and little variance anywhere */
+	for (k = 0; k < 20; k++)
+		y[k] = 0.01 * kb_rand_normal(&s);
+	double q = kb_drift_smooth(t, y, v, 20, nt, d, pv);
+
+	CHECK_MSG(q < 0.001 * 0.01 * 0.01 + 1e-15 || sqrt(pv[15]) < 0.01,
+		  "a steady machine drifts: q %.2g, gap %.3f", q, sqrt(pv[15]));
+}
+
+/* A line of commits; GOOD and BAD measured over many boots whose own
+ * offsets are as large as the step; one boot of five runs of a probe at
+ * exactly BAD's level is no decision. */
+TEST(test_noise__one_boot_never_decisive_when_boots_differ_as_much_as_the_step)
+{
+	struct kb_graph g = { 0 };
+	char sha[20][41], psha[20][41], good[41];
+	struct kb_perf_obs *obs = NULL;
+	size_t nobs = 0, alloc = 0, order = 0;
+	struct kb_perf_in in;
+	struct kb_perf_out out;
+	uint64_t s = 3;
+	int boot = 0, undecided = 0, trials = 20;
+
+	snprintf(good, sizeof(good), "%040d", 0);
+	for (int i = 0; i < 20; i++) {
+		kb_graph_add_node(&g);
+		if (i + 1 < 20)
+			kb_graph_add_parent(&g, (size_t)i + 1);
+		snprintf(sha[i], 41, "%040x", i + 1);
+	}
+	for (int i = 0; i < 20; i++)
+		memcpy(psha[i], i + 1 < 20 ? sha[i + 1] : good, 41);
+	for (int t = 0; t < trials; t++) {
+		json_t *st, *x;
+		size_t i;
+		const char *decision = "?";
+
+		kb_perf_obs_free(obs, nobs);
+		obs = NULL;
+		nobs = alloc = 0;
+		/* GOOD and BAD in turn, 30 boots each: step 5%, boots 5%, runs 1% */
+		for (int b = 0; b < 60; b++) {
+			int bad = b % 2;
+			struct kb_perf_obs *o = kb_perf_obs_get(&obs, &nobs, &alloc, bad ? sha[0] : good,
+								bad ? 0 : -1);
+			double off = 0.05 * kb_rand_normal(&s);
+
+			boot++;
+			for (int r = 1; r <= 5; r++)
+				kb_perf_obs_add(o, boot, r, 100 * exp((bad ? 0.05 : 0) + off +
+							  0.01 * kb_rand_normal(&s)), order++);
+		}
+		/* the probe: one boot at BAD's level, its own offset 0 */
+		struct kb_perf_obs *p = kb_perf_obs_get(&obs, &nobs, &alloc, sha[10], 10);
+
+		boot++;
+		for (int r = 1; r <= 5; r++)
+			kb_perf_obs_add(p, boot, r, 100 * exp(0.05 + 0.01 * kb_rand_normal(&s)), order++);
+		memset(&in, 0, sizeof(in));
+		in.g = &g;
+		in.node_sha = (const char (*)[41])sha;
+		in.parent_sha = (const char (*)[41])psha;
+		in.good_sha = good;
+		in.obs = obs;
+		in.nobs = nobs;
+		in.summary = 1;
+		kb_perf_params_default(&in.p);
+		CHECK(kb_perf_decide(&in, &out) == 0);
+		st = out.verdict ? json_object_get(out.verdict, "steps") :
+			out.summary ? json_object_get(out.summary, "steps") : NULL;
+		json_array_foreach(st, i, x)
+			if (!strcmp(json_string_value(json_object_get(x, "commit")), sha[10]))
+				decision = json_string_value(json_object_get(x, "decision"));
+		undecided += !strcmp(decision, "unknown");
+		CHECK_MSG(strcmp(decision, "?"), "trial %d: the probe is not among the steps", t);
+		CHECK_MSG(out.boot_spread > 0.02, "trial %d: boot spread %.3f unseen", t,
+			  out.boot_spread);
+		json_decref(out.verdict);
+		json_decref(out.summary);
+	}
+	CHECK_MSG(undecided == trials, "one boot decided a probe in %d of %d trials",
+		  trials - undecided, trials);
+	kb_perf_obs_free(obs, nobs);
+	kb_graph_release(&g);
+}
