@@ -206,9 +206,24 @@ static void print_checks(json_t *c, FILE *to)
 	json_t *eci = json_object_get(c, "explained_ci");
 
 	fprintf(to, "probability: %.3f\n", json_number_value(json_object_get(c, "probability")));
-	fprintf(to, "step at the culprit: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%)\n",
+	json_int_t pairs = json_integer_value(json_object_get(c, "pairs"));
+	json_t *ms = json_object_get(c, "machines"), *m;
+	size_t i;
+
+	fprintf(to, "step at the culprit: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%)",
 		json_number_value(json_object_get(c, "delta_pct")),
 		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)));
+	if (pairs)
+		fprintf(to, ", from %lld pair%s of boots of the parent and the culprit measured "
+			"together", (long long)pairs, pairs == 1 ? "" : "s");
+	fprintf(to, "\n");
+	json_array_foreach(ms, i, m)
+		fprintf(to, "  on machine %lld: %+.1f%% \xc2\xb1 %.1f%%, %lld pair%s\n",
+			(long long)json_integer_value(json_object_get(m, "machine")),
+			json_number_value(json_object_get(m, "delta_pct")),
+			json_number_value(json_object_get(m, "se_pct")),
+			(long long)json_integer_value(json_object_get(m, "pairs")),
+			json_integer_value(json_object_get(m, "pairs")) == 1 ? "" : "s");
 	fprintf(to, "share of the GOOD to BAD change it explains: %.0f%% (90%% interval "
 		"%.0f%% .. %.0f%%)\n", 100 * json_number_value(json_object_get(c, "explained")),
 		100 * json_number_value(json_array_get(eci, 0)),
@@ -320,14 +335,29 @@ static void print_setup(json_t *r, FILE *to)
 			json_int_t per = json_integer_value(json_object_get(b, "runs_per_boot")),
 				   warm = json_integer_value(json_object_get(r, "warmup_used"));
 
-			fprintf(to, "  runs:      %lld a boot; ", (long long)(per ? per : 1));
+			json_int_t chosen = json_integer_value(json_object_get(r, "runs_per_boot"));
+			const char *why = kb_str(r, "runs_per_boot_why");
+
+			json_int_t base = json_integer_value(json_object_get(r, "runs_per_boot_base"));
+
+			if (!per)
+				per = base;
+			if (chosen && chosen != per && *why)
+				fprintf(to, "  runs:      %lld a boot after calibration (%lld before): %s; ",
+					(long long)chosen, (long long)per, why);
+			else
+				fprintf(to, "  runs:      %lld a boot; ", (long long)(per ? per : 1));
 			if (warm)
 				fprintf(to, "the first %lld after each boot left out as warm-up\n",
 					(long long)warm);
 			else
 				fprintf(to, "none left out as warm-up\n");
 		}
-		if (json_object_get(r, "noise_pct"))
+		if (json_object_get(r, "noise_pct") && json_object_get(r, "boot_spread_pct"))
+			fprintf(to, "  noise:     %.1f%% run to run, %.1f%% boot to boot\n",
+				json_number_value(json_object_get(r, "noise_pct")),
+				json_number_value(json_object_get(r, "boot_spread_pct")));
+		else if (json_object_get(r, "noise_pct"))
 			fprintf(to, "  noise:     %.1f%% run to run\n",
 				json_number_value(json_object_get(r, "noise_pct")));
 	}

@@ -438,6 +438,7 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 	    (ret = get_int(root, "runs_per_boot", origin, 1, 100000, b->has_metric ? 5 : 1,
 			   &b->runs_per_boot)) < 0)
 		goto out;
+	b->runs_per_boot_set = json_object_get(root, "runs_per_boot") != NULL;
 	if (b->has_metric && b->runs_per_boot - b->warmup < 2) {
 		ret = kb_error(KB_EINVAL, "benchmark %s: a benchmark with a metric needs "
 			       "'runs_per_boot' at least 2 more than 'warmup' (it has %d and %d)",

@@ -51,6 +51,7 @@ struct kb_bench {
 	struct kb_metric *metrics; /* the secondary metrics, in the file's order */
 	size_t nmetrics;
 	int warmup, runs_per_boot;
+	int runs_per_boot_set;  /* the definition names it: a fixed choice */
 	double timeout;
 	char *json;             /* the definition, compact, for the database */
 };

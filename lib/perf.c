@@ -1852,6 +1852,7 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 		      c->use_log ? 100 * (exp(c->sigma) - 1) : c->sigma,
 		      "boot_spread_pct", c->use_log ? 100 * (exp(sqrt(c->tau2)) - 1) :
 		      sqrt(c->tau2), "runs_per_boot", runs, "runs_per_boot_why", rwhy);
+	json_object_set_new(v, "runs_per_boot_base", json_integer(in->p.runs_per_boot));
 	if (why)
 		json_object_set_new(v, "reason", json_string(why));
 	out->kind = KB_PERF_DONE;

@@ -2,26 +2,40 @@
  * perf.h - performance bisection: a pure function from every sample taken
  * so far to the next thing to measure, or to a verdict.
  *
- * The model: the benchmark's level (log of the metric, signed so that
- * larger is worse) is the GOOD level before a culprit and the BAD level
- * from it on; samples scatter around the level with heavy tails (Student
- * t).  The steps:
+ * The model (noise.h): a run's value (log of the metric, signed so that
+ * larger is worse) is its commit's level, plus its boot's offset, plus the
+ * run's noise; the machine's speed drifts and jumps with time; each
+ * commit's build has an offset of its own (code layout).  A commit's
+ * level is the GOOD level before a culprit and the BAD level from it on.
+ * A boot, not a run, is the unit of evidence.  The steps:
  *
- *  1. Calibrate: GOOD and BAD, interleaved, over at least two boots each,
- *     until a rank test (Mann-Whitney, with Kolmogorov-Smirnov beside it)
- *     tells them apart at 'alpha', or says they do not differ.
+ *  1. Calibrate: GOOD and BAD in turn, each boot compared with the boot of
+ *     the other measured next to it, until the pairs tell them apart at
+ *     'alpha' (a sequential test) or say they do not differ.  Once boots
+ *     are seen to differ more than runs do, boots of fewer runs.
  *  2. Probe: a posterior over "commit k is the culprit" for every candidate
- *     of the range, updated with the likelihood of every sample; probe the
- *     commit that splits the posterior mass best, sampling it boot after
- *     boot until its likelihood ratio is decisive (a sequential test) or
- *     its cap is reached ("unknown").
- *  3. Stop when one commit holds 'confidence' of the posterior.
- *  4. Verify: parent and culprit interleaved, the share of GOOD->BAD that
- *     their step explains (bootstrap interval), the culprit reverted on top
- *     of BAD; a partial share starts a search for the rest of the change.
+ *     of the range.  Each commit's evidence is its boots' values with the
+ *     machine's drift at their times taken off (a random walk with jumps,
+ *     fitted to the endpoints' boots), weighed by the variance of a boot,
+ *     of the drift there and of the commit's own offset.  Probe the commit
+ *     that splits the posterior mass best, boot after boot until it is
+ *     decided at 99:1 or more boots would tell no more.  When the drift
+ *     since the endpoints were last measured blurs a probe, the endpoints
+ *     are measured again first.
+ *  3. Stop when one commit holds 'confidence' of the posterior (or, when
+ *     no probe can narrow it further, is the clear favourite).
+ *  4. Verify, from boots measured together only: GOOD and BAD again, then
+ *     parent and culprit in pairs of boots next to each other, then BAD
+ *     and the culprit reverted on top of it, in pairs; the share of
+ *     GOOD->BAD that the step explains; a partial share starts a search
+ *     for the rest of the change.
  *  5. Warm-up (samples that trend with the run number after a boot) is
- *     detected and the affected runs dropped; endpoints are measured again
- *     at the end and drift is reported.
+ *     detected and the affected runs dropped; a shift of the endpoints
+ *     across the session beyond their noise gives the drift warning.
+ *
+ * Runs per boot, after calibration, trade the boots' spread against the
+ * runs' and what a boot costs against a run (kb_perf_params boot_cost
+ * and run_cost), unless the benchmark sets them.
  *
  * Samples of verification runs feed the posterior too, so a culprit whose
  * direct measurement disagrees loses its probability and probing resumes.
@@ -29,10 +43,11 @@
  * On a pool, each machine measures GOOD and BAD before anything else (its
  * baseline); a machine whose levels differ from the first machine's has
  * its samples scaled onto them, and the samples of a machine without a
- * baseline wait.  Each free machine gets what best complements the boots
- * under way: calibration boots balanced, a probe that splits the
- * posterior mass left between the probes in flight, and each pair of the
- * verification on one machine of its own.
+ * baseline wait.  Each machine's drift is its own, and pairs are of one
+ * machine.  Each free machine gets what best complements the boots under
+ * way: calibration boots balanced, a probe that splits the posterior mass
+ * left between the probes in flight, and each pair of the verification on
+ * one machine of its own.
  */
 #ifndef KB_PERF_H
 #define KB_PERF_H

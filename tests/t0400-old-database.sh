@@ -7,7 +7,12 @@ test_description 'databases of schema 2, saved: they open, resume and report as 
 # with the genrepo history it was run on and what that kbisect printed for
 # it.  Here each history is made again, the dump loaded into a new
 # database, and this kbisect must print the same, byte for byte; the
-# unfinished sessions must go on to the end as they did.
+# unfinished sessions must go on to the end as they did.  A finished
+# session keeps the verdict it ended with; what an unfinished performance
+# session does next is the engine's, and perf-unfinished.want and
+# perf-unfinished.resumed.want hold what this kbisect's engine (boots as
+# the unit of evidence, pairs measured together) does with the saved
+# samples: the same culprit, in more runs.
 
 command -v sqlite3 >/dev/null 2>&1 || test_skip_all 'sqlite3 is not installed'
 

@@ -147,6 +147,54 @@ struct input {
 	signed char *pairs;
 };
 
+/*
+ * What a run and a boot cost, from the runs recorded: a run, the median of
+ * the runs' own times; a boot, the median of the gaps before the first run
+ * of each boot after the last of the boot before on its machine (the boot
+ * and the setup).  0 when not known yet.
+ */
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void costs(struct kb_session *s, double *boot, double *run)
+{
+	double *r = kb_calloc(s->nruns + 1, sizeof(*r)), *b = kb_calloc(s->nruns + 1, sizeof(*b));
+	size_t nr = 0, nb = 0, i, j;
+
+	*boot = *run = 0;
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *x = &s->runs[s->run_order[i]];
+
+		if (x->state != KB_RUN_DONE || !(x->finished > x->started))
+			continue;
+		r[nr++] = x->finished - x->started;
+		for (j = i; j-- > 0;) {
+			const struct kb_run_row *y = &s->runs[s->run_order[j]];
+
+			if (y->machine != x->machine)
+				continue;
+			if (y->boot != x->boot && y->state == KB_RUN_DONE &&
+			    x->started > y->finished && x->run == 1)
+				b[nb++] = x->started - y->finished;
+			break;
+		}
+	}
+	if (nr) {
+		qsort(r, nr, sizeof(*r), cmp_dbl);
+		*run = r[nr / 2];
+	}
+	if (nb) {
+		qsort(b, nb, sizeof(*b), cmp_dbl);
+		*boot = b[nb / 2];
+	}
+	free(r);
+	free(b);
+}
+
 static int build_input(struct kb_session *s, struct input *x)
 {
 	size_t i, order = 0;
@@ -187,6 +235,8 @@ static int build_input(struct kb_session *s, struct input *x)
 	}
 	x->in.obs = x->obs;
 	x->in.nobs = x->nobs;
+	x->in.p.runs_fixed = s->spec.bench.runs_per_boot_set;
+	costs(s, &x->in.p.boot_cost, &x->in.p.run_cost);
 	if (revert_info(s, x->revert_of, x->revert_sha)) {
 		x->in.revert_of = x->revert_of;
 		x->in.revert_sha = x->revert_sha;
@@ -406,8 +456,10 @@ static void next_if(struct kb_session *s, const char *sha, double value)
 	}
 	is_node(s, sha, &node);
 	o = kb_perf_obs_get(&x.obs, &x.nobs, &x.alloc, sha, node);
+	/* boots of one run each, as many as a probe may take: no spread
+	 * within a boot, for the noise estimates to see */
 	for (i = 0; i < x.in.p.max_probe; i++)
-		kb_perf_obs_add(o, 100000 + i / 5, 1 + i % 5, value, 1000000 + (size_t)i);
+		kb_perf_obs_add(o, 100000 + i, 1000, value, 1000000 + (size_t)i);
 	x.in.obs = x.obs;
 	x.in.nobs = x.nobs;
 	if (kb_perf_decide(&x.in, &out) == 0) {
@@ -662,10 +714,23 @@ static void add_metrics(struct kb_session *s, json_t *o, int warmup)
 static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
-	json_t *o, *v, *e, *goods = json_array();
+	json_t *o = NULL, *v, *e, *goods = json_array();
 	size_t i, runs = 0, builds;
 	int ret;
 
+	/* a session that ended keeps the verdict it ended with: the same
+	 * samples read by a later kbisect, whose engine may weigh them
+	 * otherwise, do not change what was reported and mailed */
+	if (!strcmp(s->row.state, "done") && s->row.verdict &&
+	    (o = json_loads(s->row.verdict, 0, NULL)) &&
+	    json_is_string(json_object_get(o, "verdict"))) {
+		json_decref(goods);
+		json_object_set_new(o, "state", json_string(s->row.state));
+		*out = o;
+		return 0;
+	}
+	json_decref(o);
+	o = NULL;
 	if ((ret = decide(s, &po, 1)) < 0) {
 		json_decref(goods);
 		return ret;
@@ -727,8 +792,31 @@ static int report(struct kb_session *s, json_t **out)
 int kb_perf_status(struct kb_session *s, json_t *st)
 {
 	struct kb_perf_out po;
+	json_t *done;
 	int ret;
 
+	/* a session that ended: the verdict it ended with (see report()) */
+	if (!strcmp(s->row.state, "done") && s->row.verdict &&
+	    (done = json_loads(s->row.verdict, 0, NULL))) {
+		json_t *v = json_object_get(done, "verdict"), *c;
+
+		c = json_array_get(json_object_get(done, "culprits"), 0);
+		if (json_is_string(v)) {
+			json_object_set(st, "verdict", v);
+			if (c && (!strcmp(json_string_value(v), "culprit") ||
+				  !strcmp(json_string_value(v), "multiple")))
+				json_object_set(st, "culprit", json_object_get(c, "commit"));
+			json_object_set_new(st, "next", json_null());
+			json_object_set_new(st, "likeliest", c ? json_pack("{s:O, s:O}",
+				"commit", json_object_get(c, "commit"), "probability",
+				json_object_get(c, "probability")) : json_null());
+			json_object_set_new(st, "warmup_used", json_integer(
+				json_integer_value(json_object_get(done, "warmup_used"))));
+			json_decref(done);
+			return 0;
+		}
+		json_decref(done);
+	}
 	if ((ret = decide(s, &po, 0)) < 0)
 		return ret;
 	if (po.kind == KB_PERF_DONE) {
