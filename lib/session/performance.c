@@ -720,20 +720,34 @@ static int report(struct kb_session *s, json_t **out)
 
 	/* a session that ended keeps the verdict it ended with: the same
 	 * samples read by a later kbisect, whose engine may weigh them
-	 * otherwise, do not change what was reported and mailed */
+	 * otherwise, do not change what was reported and mailed.  What the
+	 * report adds to the engine's verdict (the commits' people, through
+	 * today's .mailmap; the secondary metrics) is added again. */
 	if (!strcmp(s->row.state, "done") && s->row.verdict &&
 	    (o = json_loads(s->row.verdict, 0, NULL)) &&
 	    json_is_string(json_object_get(o, "verdict"))) {
-		json_decref(goods);
-		json_object_set_new(o, "state", json_string(s->row.state));
-		*out = o;
-		return 0;
-	}
-	json_decref(o);
-	o = NULL;
-	if ((ret = decide(s, &po, 1)) < 0) {
-		json_decref(goods);
-		return ret;
+		json_t *w = json_object_get(o, "warnings"), *keep = json_array(), *x;
+
+		json_array_foreach(w, i, x) {
+			const char *k = json_string_value(json_object_get(x, "kind"));
+
+			if (!k || (strcmp(k, "only-primary") && strcmp(k, "secondary-moved")))
+				json_array_append(keep, x);
+		}
+		json_object_set_new(o, "warnings", keep);
+		json_object_del(o, "metrics");
+		memset(&po, 0, sizeof(po));
+		po.kind = KB_PERF_DONE;
+		po.verdict = o;
+		po.best_node = -1;
+		po.warmup_used = (int)json_integer_value(json_object_get(o, "warmup_used"));
+	} else {
+		json_decref(o);
+		o = NULL;
+		if ((ret = decide(s, &po, 1)) < 0) {
+			json_decref(goods);
+			return ret;
+		}
 	}
 	if (po.kind == KB_PERF_DONE) {
 		o = po.verdict;
