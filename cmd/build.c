@@ -95,6 +95,8 @@ int cmd_build(int argc, char **argv)
 	}
 	printf("%s %s\nrelease %s\nartifacts %s\n", res.cached ? "cached" : "built",
 	       args.v[0], res.release, res.dir);
+	if (res.signature[0])
+		printf("signature %s\n", res.signature);
 	if (!res.cached)
 		printf("seconds %.1f\n", res.seconds);
 	ret = 0;

@@ -228,9 +228,13 @@ static void print_checks(json_t *c, FILE *to)
 		"%.0f%% .. %.0f%%)\n", 100 * json_number_value(json_object_get(c, "explained")),
 		100 * json_number_value(json_array_get(eci, 0)),
 		100 * json_number_value(json_array_get(eci, 1)));
-	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, warm-up %s, "
-		"share explained %s\n\n", kb_str(checks, "parent_vs_culprit"),
-		kb_str(checks, "revert"), kb_str(checks, "rebuild"), kb_str(checks, "warm_up"),
+	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, ",
+		kb_str(checks, "parent_vs_culprit"), kb_str(checks, "revert"),
+		kb_str(checks, "rebuild"));
+	/* none when nothing was built */
+	if (*kb_str(checks, "no_op"))
+		fprintf(to, "no-op %s, ", kb_str(checks, "no_op"));
+	fprintf(to, "warm-up %s, share explained %s\n\n", kb_str(checks, "warm_up"),
 		*kb_str(checks, "explained") ? kb_str(checks, "explained") : "n/a");
 }
 
@@ -484,9 +488,13 @@ static void print_report(json_t *r, FILE *to, const char *link)
 			json_array_foreach(smp, k, x)
 				if (n < 4096)
 					v[n++] = json_number_value(x);
-			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g)", kb_str(e, "role"),
+			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g", kb_str(e, "role"),
 				(long long)json_integer_value(json_object_get(e, "boots")), n,
 				kb_median(v, n));
+			if (*kb_str(e, "same_as"))
+				fprintf(to, "; the samples of %.12s, built the same",
+					kb_str(e, "same_as"));
+			fprintf(to, ")");
 		} else if (ex) {
 			fprintf(to, " (exit %lld)", (long long)json_integer_value(ex));
 		} else if (*kb_str(e, "source")) {

@@ -85,7 +85,8 @@ int cmd_start(int argc, char **argv)
 		  "(never a changed key) and add it there" },
 		{ "build", OPT_STRING, &build, "SPEC",
 		  "kernel (the default in a kernel tree), none (elsewhere), or a shell "
-		  "command run before each test; a failed build skips the commit" },
+		  "command run before each test; a failed build skips the commit; what it "
+		  "leaves at $KBISECT_ARTIFACT is compared with the builds of other commits" },
 		{ "build-ahead", OPT_STRING, &build_ahead, "auto|on|off",
 		  "build the likely next kernels while one is tested: auto (default: "
 		  "when there are 2 processors to spare beside the test), on, off" },

@@ -13,6 +13,7 @@
 
 #include "dag.h"
 #include "run.h"
+#include "signature.h"
 #include "util.h"
 #include "worktree.h"
 
@@ -194,6 +195,9 @@ static int run_make(const struct kb_build_opts *o, const char *log, const char *
 	kb_strv_push(&env, "KBUILD_BUILD_USER=kbisect");
 	kb_strv_push(&env, "KBUILD_BUILD_HOST=kbisect");
 	kb_strv_push(&env, "KBUILD_BUILD_TIMESTAMP=1970-01-01");
+	/* not the count of links of the build directory: the same banner
+	 * for every build, so that signatures compare (uname -v is #1) */
+	kb_strv_push(&env, "KBUILD_BUILD_VERSION=1");
 	kb_strv_push(&env, "LC_ALL=C");
 	/* the same objects from any work tree: paths relative to it */
 	kb_strv_pushf(&env, "CCACHE_BASEDIR=%s", o->workdir);
@@ -312,6 +316,86 @@ static void touch_used(const char *dir)
 	free(p);
 }
 
+/* The modules under 'dir', their paths from 'top', into 'out'. */
+static void find_modules(const char *top, const char *dir, struct kb_strv *out)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	while (d && (de = readdir(d))) {
+		struct stat st;
+		char *p;
+
+		if (de->d_name[0] == '.')
+			continue;
+		p = kb_asprintf("%s/%s", dir, de->d_name);
+		if (lstat(p, &st) < 0)
+			;
+		else if (S_ISDIR(st.st_mode))
+			find_modules(top, p, out);
+		else if (S_ISREG(st.st_mode) && strstr(de->d_name, ".ko"))
+			kb_strv_push(out, p + strlen(top) + 1);
+		free(p);
+	}
+	if (d)
+		closedir(d);
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int kb_kernel_signature(const char *vmlinux, const char *modules, const char *release,
+			char out[41])
+{
+	struct kb_buf man = KB_BUF_INIT;
+	struct kb_strv mods = KB_STRV_INIT;
+	const char *lv = strstr(release, "-kb");
+	const char *mask[] = { release, lv ? lv : release, NULL };
+	char hex[41];
+	size_t i;
+	int ret;
+
+	if ((ret = kb_elf_signature(vmlinux, mask, hex)) != 0)
+		goto out;
+	kb_buf_addf(&man, "vmlinux %s\n", hex);
+	if (modules)
+		find_modules(modules, modules, &mods);
+	if (mods.n)
+		qsort(mods.v, mods.n, sizeof(*mods.v), by_string);
+	for (i = 0; i < mods.n; i++) {
+		char *p = kb_asprintf("%s/%s", modules, mods.v[i]);
+
+		ret = kb_file_signature(p, mask, hex);
+		free(p);
+		if (ret < 0)
+			goto out;
+		kb_buf_addf(&man, "module %s %s\n", mods.v[i], hex);
+	}
+	kb_signature_hash(man.ptr, man.len, out);
+out:
+	if (ret > 0)
+		ret = kb_error(KB_EINVAL, "%s is no ELF file", vmlinux);
+	kb_strv_clear(&mods);
+	kb_buf_release(&man);
+	return ret;
+}
+
+/* The signature kept with a build in the cache, "" when there is none. */
+static void read_signature(const char *dir, char out[41])
+{
+	char *p = kb_asprintf("%s/signature", dir);
+	struct kb_buf b = KB_BUF_INIT;
+
+	out[0] = '\0';
+	if (kb_read_file(p, &b, 4096) == 0 && strspn(b.ptr, "0123456789abcdef") == 40)
+		snprintf(out, 41, "%.40s", b.ptr);
+	kb_error_clear();
+	kb_buf_release(&b);
+	free(p);
+}
+
 static int read_release(const char *dir, char *out, size_t size)
 {
 	char *p = kb_asprintf("%s/release", dir);
@@ -425,6 +509,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	p = kb_asprintf("%s/complete", res->dir);
 	if (access(p, F_OK) == 0 && read_release(res->dir, res->release, sizeof(res->release)) == 0) {
 		res->cached = 1;
+		read_signature(res->dir, res->signature);
 		touch_used(res->dir);
 		goto out;
 	}
@@ -539,6 +624,26 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 			unlink(link);
 			free(link);
 		}
+	}
+	{
+		/* what the kernel loads, for the comparisons of kernels; a
+		 * kernel without one is built all the same */
+		char *vmlinux = kb_asprintf("%s/vmlinux", o->builddir);
+		char *mods = kb_asprintf("%s/modules/lib/modules/%s", tmp, res->release);
+
+		if (kb_kernel_signature(vmlinux, modules ? mods : NULL, res->release,
+					res->signature) == 0) {
+			char *sp = kb_asprintf("%s/signature", tmp), *line;
+
+			line = kb_asprintf("%s\n", res->signature);
+			if (kb_write_file_atomic(sp, line, strlen(line), 0644) < 0)
+				res->signature[0] = '\0';
+			free(line);
+			free(sp);
+		}
+		kb_error_clear();
+		free(vmlinux);
+		free(mods);
 	}
 	{
 		static const char *const files[][2] = {

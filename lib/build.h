@@ -40,6 +40,9 @@ struct kb_build_result {
 				       modules/lib/modules/RELEASE with modules */
 	char release[256];          /* the kernel's 'uname -r' */
 	char key[41];               /* the cache key */
+	char signature[41];         /* what the kernel loads, its version strings
+				     * masked (kb_kernel_signature()): "" when
+				     * not known (a build of an older kbisect) */
 	int cached;                 /* 1: found in the cache, make not run */
 	int failed;                 /* 1: the build failed (the commit's fault) */
 	char error[1024];           /* its last error lines */
@@ -58,5 +61,19 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 
 /* The LOCALVERSION a build of 'sha' gets: "-kb" and 12 hex digits. */
 void kb_build_localversion(char out[20], const char *sha);
+
+/*
+ * The signature of a kernel (signature.h): of 'vmlinux' and of every module
+ * (*.ko*) under 'modules' (the directory of its release, NULL: none), with
+ * its release and LOCALVERSION masked, so that the kernels of two commits
+ * that build the same code and data have the same signature.  The build's
+ * other stamps are fixed (KBUILD_BUILD_VERSION, _TIMESTAMP, _USER, _HOST).
+ * A kernel whose release has another length (a commit that changes the
+ * version), or that holds its config compressed (CONFIG_IKCONFIG: the
+ * LOCALVERSION is in it), has a signature of its own.  A build keeps it in
+ * the file 'signature' of its directory in the cache.
+ */
+int kb_kernel_signature(const char *vmlinux, const char *modules, const char *release,
+			char out[41]);
 
 #endif

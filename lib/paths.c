@@ -64,3 +64,9 @@ char *kb_paths_worktree(const struct kb_paths *p, int slot)
 {
 	return slot ? kb_asprintf("%s-%d", p->worktree, slot) : kb_strdup(p->worktree);
 }
+
+char *kb_paths_artifact(const struct kb_paths *p, int slot)
+{
+	return slot ? kb_asprintf("%s/artifact-%d", p->statedir, slot) :
+		      kb_asprintf("%s/artifact", p->statedir);
+}

@@ -14,6 +14,8 @@
  *     runs/<id>/           the runner files of each run
  *     worktree/, worktree.index, worktree-<slot>/
  *                          the work trees of tests here
+ *     artifact, artifact-<slot>
+ *                          KBISECT_ARTIFACT: what a --build command built
  *     scratch/             KBISECT_SCRATCH
  *     setup.log
  *     vm/                  the files of VMs
@@ -55,5 +57,8 @@ void kb_paths_release(struct kb_paths *p);
 char *kb_paths_run_dir(const struct kb_paths *p, int64_t id);
 /* The work tree of machine 'slot' of a pool (0: the first; malloc'd). */
 char *kb_paths_worktree(const struct kb_paths *p, int slot);
+/* Where the --build command of machine 'slot' leaves what it built
+ * (KBISECT_ARTIFACT; malloc'd). */
+char *kb_paths_artifact(const struct kb_paths *p, int slot);
 
 #endif

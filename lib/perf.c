@@ -84,6 +84,8 @@ struct kb_boot {
 	double v;            /* the variance of m: boot spread and run noise */
 	double z;            /* m less the machine's drift at its time */
 	double pd;           /* the variance of that drift */
+	long dup;            /* the same boot as boot 'dup' of another commit
+			      * (one built the same takes its samples), -1 */
 };
 
 struct machine_drift {
@@ -450,7 +452,13 @@ static void build_boots(struct ctx *c)
 			KB_ALLOC_GROW(c->boot, c->nboot + 1, ab);
 			len = kb_realloc(len, ab * sizeof(*len));
 			c->boot[c->nboot] = (struct kb_boot){ .o = (int)i, .machine = o->s[j].machine,
-				.id = o->s[j].boot, .order = o->s[j].order, .n = n };
+				.id = o->s[j].boot, .order = o->s[j].order, .n = n, .dup = -1 };
+			for (size_t q = 0; q < c->nboot; q++)
+				if (c->boot[q].machine == o->s[j].machine && c->boot[q].id == o->s[j].boot &&
+				    c->boot[q].order == o->s[j].order && c->boot[q].dup < 0) {
+					c->boot[c->nboot].dup = (long)q;
+					break;
+				}
 			len[c->nboot++] = (size_t)n;
 			if (o->s[j].machine + 1 > c->nmach)
 				c->nmach = o->s[j].machine + 1;
@@ -488,12 +496,15 @@ static void build_boots(struct ctx *c)
 
 		c->tl[m] = kb_malloc((c->nboot + 1) * sizeof(**c->tl));
 		for (k = 0; k < c->nboot; k++)
-			if (c->boot[k].machine == m)
+			if (c->boot[k].machine == m && c->boot[k].dup < 0)
 				c->tl[m][n++] = k;
 		cmp_base = c->boot;
 		qsort(c->tl[m], n, sizeof(**c->tl), cmp_tl_q);
 		for (k = 0; k < n; k++)
 			c->boot[c->tl[m][k]].t = k;
+		for (k = 0; k < c->nboot; k++)
+			if (c->boot[k].machine == m && c->boot[k].dup >= 0)
+				c->boot[k].t = c->boot[c->boot[k].dup].t;
 		c->drift[m].nt = n;
 		c->drift[m].first_end = c->drift[m].last_end = -1;
 	}
@@ -502,7 +513,8 @@ static void build_boots(struct ctx *c)
 		for (k = 1; k < c->ob_n[i]; k++) {
 			const struct kb_boot *a = &c->boot[c->ob_first[i] + k - 1], *b = a + 1;
 
-			if (a->machine != b->machine || (b->t > a->t ? b->t - a->t : a->t - b->t) > NEAR)
+			if (a->machine != b->machine || a->dup >= 0 || b->dup >= 0 ||
+			    (b->t > a->t ? b->t - a->t : a->t - b->t) > NEAR)
 				continue;
 			KB_ALLOC_GROW(d, nd + 1, ad);
 			e = kb_realloc(e, ad * sizeof(*e));
@@ -566,6 +578,11 @@ static void fit_drift(struct ctx *c)
 			b->z = b->m - md->d[b->t];
 			b->pd = md->pvar[b->t];
 		}
+		for (k = 0; k < c->nboot; k++)
+			if (c->boot[k].machine == m && c->boot[k].dup >= 0) {
+				c->boot[k].z = c->boot[c->boot[k].dup].z;
+				c->boot[k].pd = c->boot[c->boot[k].dup].pd;
+			}
 		free(t);
 		free(y);
 		free(v);

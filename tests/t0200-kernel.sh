@@ -752,4 +752,76 @@ test_expect_success SSHHOST 'the test host goes away' '
 	sh "$HOSTVM" stop "$H"
 '
 
+# A commit that changes a comment only (a word of it, no line moves) builds
+# the kernel of its parent, apart from its version strings.  A benchmark
+# that keys on the commit (5% slower at that commit and the next) makes it
+# the likeliest culprit all the same; the no-op check says it cannot be.
+# The commit after it changes a message: a kernel of its own.
+# commit_edit BASE FILE SED-SCRIPT SUBJECT: a commit (no ref) on top of BASE
+# with FILE edited; prints its id
+commit_edit () {
+	(
+		cd "$DEMO" &&
+		blob=$(git show "$1:$2" | sed "$3" | git hash-object -w --stdin) &&
+		idx="$TRASH_DIRECTORY/edit.index" &&
+		GIT_INDEX_FILE=$idx git read-tree "$1" &&
+		GIT_INDEX_FILE=$idx git update-index --cacheinfo "100644,$blob,$2" &&
+		tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
+		rm -f "$idx" &&
+		echo "$4" | GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+			GIT_AUTHOR_DATE=@1700000000 GIT_COMMITTER_NAME=t \
+			GIT_COMMITTER_EMAIL=t@example.org GIT_COMMITTER_DATE=@1700000000 \
+			git commit-tree "$tree" -p "$1"
+	)
+}
+
+test_expect_success LIBVIRT 'a culprit that changes a comment: its kernel is its parent'"'"'s, inconclusive, a no-op warning, no commit for regzbot' '
+	end_session &&
+	base=$(git -C "$DEMO" rev-parse demo-bad) &&
+	c=$(commit_edit $base init/main.c "s/^ \* Debug helper: via this flag/ * A debug helper: with this flag/" \
+		"init: reword a comment") &&
+	d=$(commit_edit $c init/main.c "s/No working init found\./No working init was found./" \
+		"init: reword a panic message") &&
+	test "$(git -C "$DEMO" diff $base $c | grep -c "^[-+] ")" = 2 &&
+	printf "%s\n%s\n" $c $d >slow-commits &&
+	cat >keyed.sh <<-\EOF &&
+	seed=$(printf "%s" "$KBISECT_COMMIT$KBISECT_BOOT.$KBISECT_RUN" | cksum | cut -d" " -f1)
+	grep -qx "$KBISECT_COMMIT" "$(dirname "$0")/slow-commits" && level=0.05 || level=0
+	awk -v seed="$seed" -v l="$level" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
+		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
+		printf \"t: %.4f\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
+	EOF
+	cat >keyed.json <<-EOF &&
+	{"name": "keyed", "command": ["sh", "$TRASH_DIRECTORY/keyed.sh"],
+	 "metric": {"name": "t", "regex": "t: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 5}
+	EOF
+	KBISECT_COMMIT=$c KBISECT_BOOT=1 KBISECT_RUN=1 sh "$TRASH_DIRECTORY/keyed.sh" >t1 &&
+	KBISECT_COMMIT=$base KBISECT_BOOT=1 KBISECT_RUN=1 sh "$TRASH_DIRECTORY/keyed.sh" >t0 &&
+	grep "^t: 10[3-7]\.[0-9]*\$" t1 && grep "^t: \(9[7-9]\|10[0-2]\)\.[0-9]*\$" t0 &&
+	test_expect_code 3 "$KBISECT" start $base $d --repo "$DEMO" --db k.db --target "$VM" \
+		--bench "$TRASH_DIRECTORY/keyed.json" --seed 3 >noop.out 2>noop.err &&
+	report_json &&
+	test "$(json_get r.json verdict)" = inconclusive &&
+	test "$(json_get r.json culprits[0].commit)" = $c &&
+	test "$(json_get r.json culprits[0].checks.no_op)" = warning &&
+	json_flat r.json >flat.txt &&
+	grep "^warnings\[[0-9]*\]\.kind	no-op\$" flat.txt &&
+	grep "^  no-op: $(echo $c | cut -c1-12): the culprit.s kernel is identical to its parent.s apart from version strings: the change cannot have moved the benchmark\$" noop.out &&
+	grep "^checks: .*no-op warning" noop.out &&
+	grep "^#regzbot introduced: [0-9a-f]\{12\}\.\.[0-9a-f]\{12\}\$" noop.out &&
+	! grep "^#regzbot introduced: $(echo $c | cut -c1-12)" noop.out &&
+	# the kernels: the comment changes nothing of what is built, the
+	# message does
+	"$KBISECT" build $base --repo "$DEMO" --db k.db --target "$VM" >s0 &&
+	"$KBISECT" build $c --repo "$DEMO" --db k.db --target "$VM" >s1 &&
+	"$KBISECT" build $d --repo "$DEMO" --db k.db --target "$VM" >s2 &&
+	grep "^cached" s0 && grep "^cached" s1 && grep "^cached" s2 &&
+	sig0=$(sed -n "s/^signature //p" s0) && sig2=$(sed -n "s/^signature //p" s2) &&
+	test -n "$sig0" && test -n "$sig2" && test "$sig0" != "$sig2" &&
+	test "$(sed -n "s/^signature //p" s1)" = "$sig0" &&
+	test "$(cat "$(sed -n "s/^artifacts //p" s1)/signature")" = "$sig0" &&
+	no_vm_of $c && end_session
+'
+
 test_done

@@ -77,6 +77,14 @@ static void encode(const struct kb_event *e, const char **kind, struct kb_buf *b
 		*kind = "unmark";
 		kb_buf_adds(b, e->sha);
 		break;
+	case KB_EV_SIGNATURE:
+		*kind = "signature";
+		kb_buf_addf(b, "%s %s", e->sha, e->signature);
+		break;
+	case KB_EV_SAME:
+		*kind = "same";
+		kb_buf_addf(b, "%s takes the samples of %s", e->sha, e->of);
+		break;
 	case KB_EV_OTHER:
 		*kind = "other";
 		kb_buf_adds(b, text_of(e));
@@ -199,6 +207,18 @@ static void decode(struct kb_event *e, const char *kind, const char *d)
 	} else if (!strcmp(kind, "unmark")) {
 		e->kind = KB_EV_UNMARK;
 		word(d, e->sha, sizeof(e->sha));
+	} else if (!strcmp(kind, "signature")) {
+		e->kind = KB_EV_SIGNATURE;
+		p = word(d, e->sha, sizeof(e->sha));
+		word(p, e->signature, sizeof(e->signature));
+	} else if (!strcmp(kind, "same")) {
+		char sha[41] = "", of[41] = "";
+
+		e->kind = KB_EV_SAME;
+		if (sscanf(d, "%40s takes the samples of %40s", sha, of) == 2) {
+			memcpy(e->sha, sha, sizeof(sha));
+			memcpy(e->of, of, sizeof(of));
+		}
 	} else {
 		e->kind = KB_EV_OTHER;
 		e->text = kb_strdup(d);

@@ -26,6 +26,12 @@ enum kb_event_kind {
 	KB_EV_VERDICT,     /* the verdict: 'text' is the report's JSON */
 	KB_EV_RESET,       /* the session was ended */
 	KB_EV_UNMARK,      /* the manual marks of 'sha' were taken back */
+	KB_EV_SIGNATURE,   /* the build of 'sha' has the signature 'signature'
+			    * (signature.h): builds of the same code have
+			    * the same one */
+	KB_EV_SAME,        /* performance: 'sha', whose build is the same as
+			    * that of 'of', takes the samples of 'of' until
+			    * it is measured itself */
 	KB_EV_OTHER,       /* a row of a kind this kbisect does not know */
 };
 
@@ -53,6 +59,8 @@ struct kb_event {
 	double seconds;        /* BUILD */
 	char release[256];     /* BUILD built or cached: the kernel's 'uname -r' */
 	char accel[16];        /* BOOT: "kvm", "tcg", or "" when not known */
+	char signature[41];    /* SIGNATURE */
+	char of[41];           /* SAME: the commit whose samples 'sha' takes */
 	const char *text;      /* START, VERDICT; ABORT: why; the error lines of a
 				* failed BUILD, HOOK or BOOT; the message of a
 				* failed or retired MACHINE.  Borrowed when

@@ -12,6 +12,8 @@
  *         on the line before
  *   good|bad|skip SHA
  *   revert CULPRIT REVERT|-   the revert of a culprit on BAD, made again
+ *   signature SHA HEX         the signature of the build of a commit
+ *   same SHA OF               SHA takes the samples of OF: the same build
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -126,6 +128,35 @@ static void log_mark(struct kb_session *s, struct kb_buf *b, const struct kb_mar
 	kb_buf_addch(b, '\n');
 }
 
+/* The signatures of builds (the latest of each commit) and the commits
+ * that take the samples of another, in the order recorded. */
+static void log_builds(struct kb_session *s, struct kb_buf *out)
+{
+	struct kb_event *ev;
+	size_t n, i, j;
+
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		const struct kb_event *e = &ev[i];
+
+		if (e->kind != KB_EV_SIGNATURE && e->kind != KB_EV_SAME)
+			continue;
+		for (j = i + 1; j < n; j++)
+			if (ev[j].kind == e->kind && !strcmp(ev[j].sha, e->sha))
+				break;
+		if (j < n)
+			continue;
+		if (e->kind == KB_EV_SIGNATURE)
+			kb_buf_addf(out, "signature %s %s\n", e->sha, e->signature);
+		else
+			kb_buf_addf(out, "same %s %s\n", e->sha, e->of);
+	}
+	kb_events_free(ev, n);
+}
+
 int kb_session_log(struct kb_session *s, struct kb_buf *out)
 {
 	size_t i, r = 0, m = 0;
@@ -183,6 +214,7 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		}
 		kb_error_clear();
 	}
+	log_builds(s, out);
 	/* runs and marks in the order they happened */
 	while (r < s->nruns || m < s->nmark_rows) {
 		if (m >= s->nmark_rows ||
@@ -367,6 +399,31 @@ static int replay_values(struct kb_store *store, int64_t run, struct kb_strv *w,
 		ret = kb_store_run_metrics_set(store, run, m, n);
 	free(m);
 	return ret;
+}
+
+/* A signature of a build, or a commit that takes the samples of another. */
+static int replay_build(struct kb_store *store, int64_t session,
+			struct kb_strv *w, const char *origin, int line)
+{
+	struct kb_event e;
+	git_oid oid;
+
+	memset(&e, 0, sizeof(e));
+	if (w->n != 3 || git_oid_fromstr(&oid, w->v[1]) < 0 || strlen(w->v[1]) != 40 ||
+	    strlen(w->v[2]) != 40 || strspn(w->v[2], "0123456789abcdef") != 40)
+		return line_err(origin, line, "'signature' and 'same' take a commit and 40 hex "
+				"digits");
+	snprintf(e.sha, sizeof(e.sha), "%s", w->v[1]);
+	if (!strcmp(w->v[0], "signature")) {
+		e.kind = KB_EV_SIGNATURE;
+		snprintf(e.signature, sizeof(e.signature), "%s", w->v[2]);
+	} else {
+		e.kind = KB_EV_SAME;
+		if (git_oid_fromstr(&oid, w->v[2]) < 0)
+			return line_err(origin, line, "'same' takes two commits");
+		snprintf(e.of, sizeof(e.of), "%s", w->v[2]);
+	}
+	return kb_event_add(store, session, &e);
 }
 
 /* Make the revert again: it must come out as the log says. */
@@ -656,6 +713,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 			ret = replay_run(store, repo, *id, &w, origin, line, &run);
 		} else if (!strcmp(w.v[0], "values")) {
 			ret = replay_values(store, last_run, &w, origin, line);
+		} else if (!strcmp(w.v[0], "signature") || !strcmp(w.v[0], "same")) {
+			ret = replay_build(store, *id, &w, origin, line);
 		} else if (!strcmp(w.v[0], "good") || !strcmp(w.v[0], "bad") ||
 			   !strcmp(w.v[0], "skip")) {
 			git_oid oid;

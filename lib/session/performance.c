@@ -195,6 +195,178 @@ static void costs(struct kb_session *s, double *boot, double *run)
 	free(b);
 }
 
+/* The builds of a session's commits, from its events: the signature of
+ * each build (the latest of a commit counts), and the commits that take
+ * the samples of another, whose build is the same. */
+struct pair {
+	char sha[41], v[41];
+};
+struct builds {
+	struct pair *sig, *same;
+	size_t nsig, nsame, asig, asame;
+};
+
+static void builds_load(struct kb_session *s, struct builds *b)
+{
+	struct kb_event *ev;
+	size_t n, i;
+
+	memset(b, 0, sizeof(*b));
+	if (kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		struct pair *p;
+
+		if (ev[i].kind == KB_EV_SIGNATURE && ev[i].signature[0]) {
+			KB_ALLOC_GROW(b->sig, b->nsig + 1, b->asig);
+			p = &b->sig[b->nsig++];
+			memcpy(p->v, ev[i].signature, 41);
+		} else if (ev[i].kind == KB_EV_SAME && ev[i].of[0]) {
+			KB_ALLOC_GROW(b->same, b->nsame + 1, b->asame);
+			p = &b->same[b->nsame++];
+			memcpy(p->v, ev[i].of, 41);
+		} else {
+			continue;
+		}
+		memcpy(p->sha, ev[i].sha, 41);
+	}
+	kb_events_free(ev, n);
+}
+
+static void builds_release(struct builds *b)
+{
+	free(b->sig);
+	free(b->same);
+	memset(b, 0, sizeof(*b));
+}
+
+/* The latest value of 'sha' among 'p', or NULL. */
+static const char *latest(const struct pair *p, size_t n, const char *sha)
+{
+	while (n--)
+		if (!strcmp(p[n].sha, sha))
+			return p[n].v;
+	return NULL;
+}
+
+/* The samples 'sha' has of its own. */
+static size_t own_samples(struct kb_session *s, const char *sha)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < s->nruns; i++)
+		n += s->runs[i].state == KB_RUN_DONE && s->runs[i].has_value &&
+		     !strcmp(s->runs[i].sha, sha);
+	return n;
+}
+
+/* The commit whose samples 'sha' takes now, or NULL: one was recorded,
+ * and 'sha' has none of its own yet. */
+static const char *same_as(struct kb_session *s, const struct builds *b, const char *sha)
+{
+	const char *of = latest(b->same, b->nsame, sha);
+
+	return of && !own_samples(s, sha) && own_samples(s, of) ? of : NULL;
+}
+
+/* A commit whose build is the same as that of a commit measured already
+ * takes that commit's samples, as its own, until it is measured itself
+ * (in the order taken, with that commit's boots and runs). */
+static void add_same_samples(struct kb_session *s, struct input *x)
+{
+	struct builds b;
+	size_t i, k, order;
+
+	builds_load(s, &b);
+	for (i = 0; i < b.nsame; i++) {
+		const char *sha = b.same[i].sha, *of = same_as(s, &b, sha);
+		struct kb_perf_obs *o;
+		git_oid oid;
+		long node = -1;
+
+		/* once for each commit, at its latest */
+		if (!of || latest(b.same, b.nsame, sha) != b.same[i].v)
+			continue;
+		if (git_oid_fromstr(&oid, sha) == 0)
+			node = kb_dag_find(&s->dag, &oid);
+		o = kb_perf_obs_get(&x->obs, &x->nobs, &x->alloc, sha, node);
+		for (k = 0, order = 0; k < s->nruns; k++) {
+			const struct kb_run_row *r = &s->runs[s->run_order[k]];
+
+			if (r->state != KB_RUN_DONE || !r->has_value)
+				continue;
+			if (!strcmp(r->sha, of))
+				kb_perf_obs_add_on(o, r->machine, r->boot, r->run, r->value, order);
+			order++;
+		}
+	}
+	builds_release(&b);
+}
+
+/* "kernel", or "build" for a --build command. */
+static const char *built_thing(struct kb_session *s)
+{
+	return !strcmp(s->spec.build, "kernel") ? "kernel" : "build";
+}
+
+/*
+ * A probe whose build is the same as that of a commit measured already
+ * (their signatures are equal) takes that commit's samples instead of a
+ * boot: built here, compared, recorded.  1 when it took them (nothing to
+ * boot) or its build failed (a skip), 0 when it is to be booted, negative
+ * on an error.  A commit that took samples once and is asked for again is
+ * measured itself.
+ */
+static int take_same_samples(struct kb_session *s, struct kb_target *t, const struct kb_job *job)
+{
+	struct kb_event e = { .kind = KB_EV_SAME };
+	struct builds b;
+	const char *of = NULL, *sig;
+	char built[41];
+	size_t i, best = 0;
+	int ret;
+
+	if (strcmp(job->role, "probe") || !strcmp(s->spec.build, "none") ||
+	    own_samples(s, job->sha))
+		return 0;
+	builds_load(s, &b);
+	ret = latest(b.same, b.nsame, job->sha) != NULL;
+	builds_release(&b);
+	if (ret)
+		return 0;
+	if ((ret = kb_session_build_commit(s, t, job->sha, job->runs, built)) != 0 || !*built)
+		return ret;
+	builds_load(s, &b);
+	for (i = 0; i < b.nsig; i++) {
+		size_t n;
+
+		if (!strcmp(b.sig[i].sha, job->sha) ||
+		    !(sig = latest(b.sig, b.nsig, b.sig[i].sha)) || sig != b.sig[i].v ||
+		    strcmp(sig, built))
+			continue;
+		if ((n = own_samples(s, b.sig[i].sha)) > best) {
+			best = n;
+			of = b.sig[i].sha;
+		}
+	}
+	if (of) {
+		memcpy(e.sha, job->sha, 41);
+		memcpy(e.of, of, 41);
+		if ((ret = kb_event_add(s->store, s->row.id, &e)) == 0) {
+			kb_session_say(s, KB_SAY_INFO, "%.12s: its %s is the same as that of %.12s "
+				       "(apart from version strings): it takes that commit's %zu "
+				       "samples instead of a boot", job->sha, built_thing(s), of,
+				       best);
+			ret = 1;
+		}
+		s->built_on = NULL;
+	}
+	builds_release(&b);
+	return ret;
+}
+
 static int build_input(struct kb_session *s, struct input *x)
 {
 	size_t i, order = 0;
@@ -233,6 +405,7 @@ static int build_input(struct kb_session *s, struct input *x)
 		o = kb_perf_obs_get(&x->obs, &x->nobs, &x->alloc, r->sha, node);
 		kb_perf_obs_add_on(o, r->machine, r->boot, r->run, r->value, order++);
 	}
+	add_same_samples(s, x);
 	x->in.obs = x->obs;
 	x->in.nobs = x->nobs;
 	x->in.p.runs_fixed = s->spec.bench.runs_per_boot_set;
@@ -653,10 +826,14 @@ out:
 
 static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *job)
 {
+	int ret;
+
 	/* one machine builds ahead what comes next (a pool builds on its
 	 * machines' turns instead) */
 	if (kb_spec_nmachines(&s->spec) == 1 && kb_session_ahead_jobs(s, t))
 		next_candidates(s, job->sha, job->role);
+	if ((ret = take_same_samples(s, t, job)) != 0)
+		return ret < 0 ? ret : 0;
 	return kb_perf_measure_boot(s, t, job->sha, job->runs);
 }
 
@@ -711,6 +888,57 @@ static void add_metrics(struct kb_session *s, json_t *o, int warmup)
 			  !strcmp(v, "multiple") ? 1 : !strcmp(v, "no-regression") ? 0 : -1);
 }
 
+/*
+ * The no-op check of each culprit: its build and its parent's have the
+ * same signature ("warning"), differ ("pass"), or one of them has none
+ * ("n/a"); no check when nothing is built.  A culprit built as its parent
+ * is cannot have moved the benchmark: the verdict is inconclusive.  The
+ * steps of the commits that take another's samples say whose.
+ */
+static void check_no_op(struct kb_session *s, json_t *o)
+{
+	const char *verdict = json_string_value(json_object_get(o, "verdict"));
+	json_t *e, *warnings = json_object_get(o, "warnings");
+	struct builds b;
+	size_t i;
+	int same = 0;
+
+	if (!strcmp(s->spec.build, "none"))
+		return;
+	builds_load(s, &b);
+	json_array_foreach(json_object_get(o, "culprits"), i, e) {
+		const char *c = json_string_value(json_object_get(e, "commit")),
+			*p = json_string_value(json_object_get(e, "parent"));
+		const char *sc = c ? latest(b.sig, b.nsig, c) : NULL,
+			*sp = p ? latest(b.sig, b.nsig, p) : NULL;
+		const char *check = !sc || !sp ? "n/a" : strcmp(sc, sp) ? "pass" : "warning";
+		json_t *checks = json_object_get(e, "checks");
+
+		if (json_is_object(checks))
+			json_object_set_new(checks, "no_op", json_string(check));
+		if (strcmp(check, "warning"))
+			continue;
+		same++;
+		if (json_is_array(warnings))
+			kb_report_warn(warnings, "no-op", "%.12s: the culprit's %s is identical to "
+				       "its parent's apart from version strings: the change cannot "
+				       "have moved the benchmark", c, built_thing(s));
+	}
+	if (same && verdict && (!strcmp(verdict, "culprit") || !strcmp(verdict, "multiple"))) {
+		json_object_set_new(o, "verdict", json_string("inconclusive"));
+		json_object_set_new(o, "reason", json_sprintf("the culprit's %s is identical to "
+			"its parent's apart from version strings", built_thing(s)));
+	}
+	json_array_foreach(json_object_get(o, "steps"), i, e) {
+		const char *c = json_string_value(json_object_get(e, "commit")),
+			*of = c ? same_as(s, &b, c) : NULL;
+
+		if (of)
+			json_object_set_new(e, "same_as", json_string(of));
+	}
+	builds_release(&b);
+}
+
 static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
@@ -731,7 +959,8 @@ static int report(struct kb_session *s, json_t **out)
 		json_array_foreach(w, i, x) {
 			const char *k = json_string_value(json_object_get(x, "kind"));
 
-			if (!k || (strcmp(k, "only-primary") && strcmp(k, "secondary-moved")))
+			if (!k || (strcmp(k, "only-primary") && strcmp(k, "secondary-moved") &&
+				   strcmp(k, "no-op")))
 				json_array_append(keep, x);
 		}
 		json_object_set_new(o, "warnings", keep);
@@ -798,6 +1027,7 @@ static int report(struct kb_session *s, json_t **out)
 	}
 	if ((v = json_object_get(o, "likeliest")))
 		add_commit_info(s, v);
+	check_no_op(s, o);
 	add_metrics(s, o, po.warmup_used);
 	*out = o;
 	return 0;
@@ -836,6 +1066,7 @@ int kb_perf_status(struct kb_session *s, json_t *st)
 	if (po.kind == KB_PERF_DONE) {
 		json_t *c = json_array_get(json_object_get(po.verdict, "culprits"), 0);
 
+		check_no_op(s, po.verdict);
 		json_object_set(st, "verdict", json_object_get(po.verdict, "verdict"));
 		if (c && (!strcmp(json_string_value(json_object_get(po.verdict, "verdict")),
 				  "culprit") ||

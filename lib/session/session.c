@@ -7,12 +7,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "build.h"
 #include "machine.h"
 #include "mode.h"
+#include "signature.h"
 #include "worktree.h"
 
 void kb_session_say(struct kb_session *s, enum kb_say_level level, const char *fmt, ...)
@@ -548,6 +550,19 @@ int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 	return kb_builder_build(kb_session_builder(s, t), s->repo, sha, res);
 }
 
+/* Record the signature of the build of 'sha' (nothing when it has none). */
+static int record_signature(struct kb_session *s, const char *sha, const char *sig)
+{
+	struct kb_event e = { .kind = KB_EV_SIGNATURE };
+
+	snprintf(s->built_sig, sizeof(s->built_sig), "%s", sig);
+	if (!*sig)
+		return 0;
+	snprintf(e.sha, sizeof(e.sha), "%s", sha);
+	snprintf(e.signature, sizeof(e.signature), "%s", sig);
+	return kb_event_add(s->store, s->row.id, &e);
+}
+
 /* Build the kernel of 'sha': 0 built or cached, 1 it failed (skipped). */
 static int kernel_build(struct kb_session *s, struct kb_target *t, const char *sha)
 {
@@ -579,7 +594,32 @@ static int kernel_build(struct kb_session *s, struct kb_target *t, const char *s
 	t->kernel_dir = s->build_dir;
 	e.result = res.cached ? KB_EV_CACHED : KB_EV_BUILT;
 	snprintf(e.release, sizeof(e.release), "%s", res.release);
-	return kb_event_add(s->store, s->row.id, &e);
+	if ((ret = kb_event_add(s->store, s->row.id, &e)) < 0)
+		return ret;
+	return record_signature(s, sha, res.signature);
+}
+
+/* After a --build command that succeeded at 'sha': the signature of what
+ * it left at 'artifact' (none when it left nothing), and the file gone. */
+static int artifact_signature(struct kb_session *s, const char *sha, const char *artifact)
+{
+	char sig[41] = "", abbrev[13];
+	const char *mask[] = { sha, abbrev, NULL };
+	struct stat st;
+	int ret;
+
+	kb_short_id(abbrev, sha);
+	if (lstat(artifact, &st) < 0)
+		return record_signature(s, sha, "");
+	if (kb_file_signature(artifact, mask, sig) < 0) {
+		kb_session_say(s, KB_SAY_WARN, "what the build of %.12s left in KBISECT_ARTIFACT "
+			       "has no signature: %s", sha, kb_error_last());
+		kb_error_clear();
+		sig[0] = '\0';
+	}
+	ret = record_signature(s, sha, sig);
+	unlink(artifact);
+	return ret;
 }
 
 /*
@@ -598,11 +638,18 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 	struct kb_run_spec rs = { argv, NULL, t->workdir, 0 };
 	struct kb_run_result res;
 	struct kb_event e = { .kind = KB_EV_HOOK, .result = KB_EV_OK };
+	char *artifact = NULL;
 	int ret;
 
 	snprintf(e.sha, sizeof(e.sha), "%s", sha);
 	snprintf(e.hook, sizeof(e.hook), "%s", kind);
 	kb_session_env(&env, s, sha, boot, 0);
+	if (!strcmp(kind, "build")) {
+		/* where the command may leave what it built, for its signature */
+		artifact = kb_paths_artifact(&s->paths, s->slot);
+		kb_remove_tree(artifact);
+		kb_strv_pushf(&env, "KBISECT_ARTIFACT=%s", artifact);
+	}
 	rs.env = (const char *const *)env.v;
 	if (!strcmp(kind, "setup"))
 		rs.timeout = s->spec.bench.timeout;
@@ -613,6 +660,8 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 	kb_error_clear();
 	if (res.outcome == KB_RUN_EXITED && !res.exit_status) {
 		kb_event_add(s->store, s->row.id, &e);
+		if (artifact)
+			ret = artifact_signature(s, sha, artifact);
 		goto out;
 	}
 	kb_session_say(s, KB_SAY_WARN, "%s failed at %.12s: skipping it (log: %s)", kind, sha, log);
@@ -621,8 +670,11 @@ int kb_session_run_hook(struct kb_session *s, struct kb_target *t, const char *s
 	if ((ret = kb_session_record(s, NULL, &e, 1, sha, KB_MARK_SKIP, kind)) == 0)
 		ret = 1;
 out:
+	if (artifact)
+		kb_remove_tree(artifact);
 	kb_strv_clear(&env);
 	kb_buf_release(&tail);
+	free(artifact);
 	free(dir);
 	free(log);
 	return ret;
@@ -644,20 +696,19 @@ static int boot_failed(struct kb_session *s, struct kb_target *t, const char *sh
 	return ret < 0 ? ret : 1;
 }
 
-int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
-		    int *boot)
+int kb_session_build_commit(struct kb_session *s, struct kb_target *t, const char *sha,
+			    int runs, char sig[41])
 {
-	struct kb_strv env = KB_STRV_INIT;
-	struct kb_boot_job job;
 	git_oid oid;
-	int ret;
-	size_t i;
+	int ret, boot;
 
+	s->built_on = NULL;
+	s->built_sig[0] = '\0';
 	if (git_oid_fromstr(&oid, sha) < 0)
 		return kb_error(KB_ERROR, "bad commit id %s", sha);
 	if ((ret = kb_target_prepare(t, &oid)) < 0)
 		return ret;
-	*boot = kb_session_next_boot(s, sha);
+	boot = kb_session_next_boot(s, sha);
 	s->boot_runs = runs;
 	if (!strcmp(s->spec.build, "kernel")) {
 		kb_session_progress(s, sha, "build", 0, runs);
@@ -673,12 +724,33 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 			kb_builder_ahead_start(kb_session_builder(s, t),
 					       (const char (*)[41])s->next_shas, s->n_next);
 		s->n_next = 0;
-		if (ret != 0)
-			return ret;
-	} else if (strcmp(s->spec.build, "none") &&
-		   (ret = kb_session_run_hook(s, t, sha, *boot, "build", s->spec.build)) != 0) {
-		return ret;
+	} else if (strcmp(s->spec.build, "none")) {
+		ret = kb_session_run_hook(s, t, sha, boot, "build", s->spec.build);
 	}
+	if (ret == 0) {
+		s->built_on = t;
+		snprintf(s->built_sha, sizeof(s->built_sha), "%s", sha);
+	}
+	if (sig)
+		snprintf(sig, 41, "%s", ret == 0 ? s->built_sig : "");
+	return ret;
+}
+
+int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
+		    int *boot)
+{
+	struct kb_strv env = KB_STRV_INIT;
+	struct kb_boot_job job;
+	int ret;
+	size_t i;
+
+	/* built just before, by kb_session_build_commit(): not again */
+	if ((s->built_on != t || strcmp(s->built_sha, sha)) &&
+	    (ret = kb_session_build_commit(s, t, sha, runs, NULL)) != 0)
+		return ret;
+	s->built_on = NULL;
+	*boot = kb_session_next_boot(s, sha);
+	s->boot_runs = runs;
 	kb_session_progress(s, sha, "boot", 0, runs);
 	kb_session_env(&env, s, sha, *boot, 0);
 	memset(&job, 0, sizeof(job));

@@ -123,6 +123,9 @@ struct kb_session {
 	char cur_sha[41];
 	double cur_since;
 	int boot_runs;                   /* runs planned in the boot at work */
+	struct kb_target *built_on;      /* the commit built last on this target, */
+	char built_sha[41];              /* not to be built again for its boot, */
+	char built_sig[41];              /* and its build's signature ("": none) */
 	int slot;                        /* pool: the machine this process tests on */
 };
 

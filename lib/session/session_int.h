@@ -80,6 +80,14 @@ size_t kb_session_builds_total(struct kb_session *s);
  * with the processors of this machine the test on 't' leaves. */
 struct kb_builder *kb_session_builder(struct kb_session *s, struct kb_target *t);
 
+/* Put 'sha' in place on the target and build it (its kernel, or the
+ * --build command) for a boot of 'runs' runs, recording the build and its
+ * signature: 0 ok, with the signature in 'sig' (may be NULL; "" when the
+ * build has none), 1 the commit was skipped (its build failed), negative
+ * for an error.  The next kb_session_boot() of 'sha' on 't' does not
+ * build it again. */
+int kb_session_build_commit(struct kb_session *s, struct kb_target *t, const char *sha,
+			    int runs, char sig[41]);
 /* Put 'sha' in place on the target and start a boot of it for 'runs' runs:
  * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
  * or setup failed), negative for an error. */

@@ -49,6 +49,11 @@ static const struct {
 	{ { .kind = KB_EV_VERDICT, .text = "{\"verdict\":\"culprit\"}" },
 	  "verdict", "{\"verdict\":\"culprit\"}" },
 	{ { .kind = KB_EV_RESET }, "reset", "session ended" },
+	{ { .kind = KB_EV_SIGNATURE, .sha = SHA,
+	    .signature = "9876543210987654321098765432109876543210" },
+	  "signature", SHA " 9876543210987654321098765432109876543210" },
+	{ { .kind = KB_EV_SAME, .sha = SHA, .of = "9876543210987654321098765432109876543210" },
+	  "same", SHA " takes the samples of 9876543210987654321098765432109876543210" },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -57,6 +62,7 @@ static int same(const struct kb_event *a, const struct kb_event *b)
 	return a->kind == b->kind && a->result == b->result && !strcmp(a->sha, b->sha) &&
 	       !strcmp(a->hook, b->hook) && a->ahead == b->ahead && a->machine == b->machine &&
 	       a->run == b->run && !strcmp(a->accel, b->accel) &&
+	       !strcmp(a->signature, b->signature) && !strcmp(a->of, b->of) &&
 	       (a->kind != KB_EV_BUILD || !strcmp(a->release, b->release)) &&
 	       !strcmp(a->text ? a->text : "", b->text ? b->text : "");
 }

@@ -34,6 +34,12 @@ TEST(test_paths__every_path_from_the_database)
 	free(run);
 	free(wt0);
 	free(wt2);
+	wt0 = kb_paths_artifact(&p, 0);
+	wt2 = kb_paths_artifact(&p, 2);
+	CHECK(!strcmp(wt0, "/r/.git/kbisect.db.d/artifact"));
+	CHECK(!strcmp(wt2, "/r/.git/kbisect.db.d/artifact-2"));
+	free(wt0);
+	free(wt2);
 	kb_paths_release(&p);
 	/* a state directory of no database has no cache */
 	kb_paths_init_statedir(&p, "/tmp/k");
