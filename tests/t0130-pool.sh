@@ -148,6 +148,11 @@ test_expect_success 'performance on four machines: the culprit and its checks' '
 	test "$(json_get p1.json culprits[0].commit)" = $C &&
 	test "$(json_get p1.json culprits[0].checks.parent_vs_culprit)" = pass &&
 	test "$(json_get p1.json culprits[0].checks.revert)" = pass &&
+	# the step on each machine that measured the pair, in the text too
+	test "$(json_get p1.json culprits[0].machines[0].pairs)" -ge 1 &&
+	json_get p1.json culprits[0].machines[0].delta_pct &&
+	(cd p1 && "$KBISECT" report) >p1.txt &&
+	grep "^  on machine [0-3]: [-+][0-9.]*% ± [0-9.]*%, [0-9]* pairs\?$" p1.txt &&
 	db=p1/.git/kbisect.db &&
 	# every machine measured GOOD and BAD, and probes
 	for m in 0 1 2 3; do
