@@ -6,7 +6,7 @@
 # number of runs and of boots.  The scenarios after the first nine have
 # kernel-shaped noise: a machine whose speed changes during the session,
 # boots that differ more than runs do, a layout offset per commit.  With
-# 100 trials the whole takes about half an hour, most of it on the pool;
+# 100 trials the whole takes about 4 minutes here, most of it on the pool;
 # a substring selects scenarios (e.g. "boot spread", "slower", "layout").
 #
 #   sh tests/bench/sim.sh [TRIALS] [SCENARIO-SUBSTRING]
