@@ -245,14 +245,6 @@ double kb_spearman(const double *x, const double *y, size_t n, double *p)
 	return rho;
 }
 
-double kb_t_logpdf(double x, double mu, double s, double nu)
-{
-	double z = (x - mu) / s;
-
-	return lgamma((nu + 1) / 2) - lgamma(nu / 2) - 0.5 * log(nu * M_PI) - log(s) -
-	       (nu + 1) / 2 * log1p(z * z / nu);
-}
-
 uint64_t kb_rand_next(uint64_t *state)
 {
 	uint64_t z = (*state += 0x9e3779b97f4a7c15ULL);
@@ -290,29 +282,6 @@ static void interval(double *vals, int reps, double level, double *lo, double *h
 	qsort(vals, (size_t)reps, sizeof(*vals), cmp_double);
 	*lo = vals[(int)floor((1 - level) / 2 * (reps - 1))];
 	*hi = vals[(int)ceil((1 + level) / 2 * (reps - 1))];
-}
-
-void kb_share_ci(const double *g, size_t ng, const double *b, size_t nb,
-		 const double *p, size_t np, const double *c, size_t nc,
-		 double level, int reps, uint64_t seed, double *lo, double *hi)
-{
-	size_t max = ng > nb ? ng : nb;
-	double *buf, *vals = kb_malloc((size_t)reps * sizeof(*vals));
-	uint64_t st = seed;
-	int i;
-
-	max = max > np ? max : np;
-	max = max > nc ? max : nc;
-	buf = kb_malloc((max ? max : 1) * sizeof(*buf));
-	for (i = 0; i < reps; i++) {
-		double total = resampled_median(b, nb, buf, &st) - resampled_median(g, ng, buf, &st);
-		double step = resampled_median(c, nc, buf, &st) - resampled_median(p, np, buf, &st);
-
-		vals[i] = total != 0 ? step / total : 0;
-	}
-	interval(vals, reps, level, lo, hi);
-	free(buf);
-	free(vals);
 }
 
 void kb_diff_ci(const double *a, size_t na, const double *b, size_t nb,

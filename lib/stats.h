@@ -27,23 +27,11 @@ double kb_ks_p(const double *a, size_t na, const double *b, size_t nb);
 /* Spearman's rank correlation of (x, y) and its two-sided p-value. */
 double kb_spearman(const double *x, const double *y, size_t n, double *p);
 
-/* log density of a Student t with nu degrees of freedom, location mu,
- * scale s. */
-double kb_t_logpdf(double x, double mu, double s, double nu);
-
 /* A small reproducible generator (splitmix64). */
 uint64_t kb_rand_next(uint64_t *state);
 double kb_rand_unit(uint64_t *state);          /* [0, 1) */
 double kb_rand_normal(uint64_t *state);         /* N(0, 1) */
 
-/*
- * Percentile bootstrap interval of (median(c) - median(p)) /
- * (median(b) - median(g)): the share of the GOOD->BAD change that the
- * step p->c explains.  'level' e.g. 0.90; 'reps' resamples.
- */
-void kb_share_ci(const double *g, size_t ng, const double *b, size_t nb,
-		 const double *p, size_t np, const double *c, size_t nc,
-		 double level, int reps, uint64_t seed, double *lo, double *hi);
 /* Percentile bootstrap interval of median(b) - median(a). */
 void kb_diff_ci(const double *a, size_t na, const double *b, size_t nb,
 		double level, int reps, uint64_t seed, double *lo, double *hi);
