@@ -200,6 +200,41 @@ static void print_metrics(json_t *r, FILE *to)
 	}
 }
 
+/* The rebuild check: the step with the code aligned and what it cost, or
+ * why it was not made. */
+static void print_rebuild(json_t *c, FILE *to)
+{
+	json_t *rb = json_object_get(c, "rebuild"), *al = json_object_get(c, "aligned");
+	json_t *ci = json_object_get(al, "delta_ci_pct");
+	double secs = json_number_value(json_object_get(rb, "build_seconds"));
+
+	if (!rb)
+		return;
+	if (*kb_str(rb, "why")) {
+		fprintf(to, "rebuild: n/a, %s\n", kb_str(rb, "why"));
+		return;
+	}
+	if (!al)
+		return;
+	fprintf(to, "rebuild with %s=y: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%), from "
+		"%lld pair%s", kb_str(rb, "option"),
+		json_number_value(json_object_get(al, "delta_pct")),
+		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)),
+		(long long)json_integer_value(json_object_get(al, "pairs")),
+		json_integer_value(json_object_get(al, "pairs")) == 1 ? "" : "s");
+	if (json_object_get(rb, "boots")) {
+		fprintf(to, "; it cost 2 builds (");
+		if (secs > 0)
+			fprintf(to, "%.0f s", secs);
+		else
+			fprintf(to, "found in the cache");
+		fprintf(to, "), %lld boots, %lld runs",
+			(long long)json_integer_value(json_object_get(rb, "boots")),
+			(long long)json_integer_value(json_object_get(rb, "runs")));
+	}
+	fprintf(to, "\n");
+}
+
 static void print_checks(json_t *c, FILE *to)
 {
 	json_t *checks = json_object_get(c, "checks"), *ci = json_object_get(c, "delta_ci_pct");
@@ -234,8 +269,10 @@ static void print_checks(json_t *c, FILE *to)
 	/* none when nothing was built */
 	if (*kb_str(checks, "no_op"))
 		fprintf(to, "no-op %s, ", kb_str(checks, "no_op"));
-	fprintf(to, "warm-up %s, share explained %s\n\n", kb_str(checks, "warm_up"),
+	fprintf(to, "warm-up %s, share explained %s\n", kb_str(checks, "warm_up"),
 		*kb_str(checks, "explained") ? kb_str(checks, "explained") : "n/a");
+	print_rebuild(c, to);
+	fprintf(to, "\n");
 }
 
 /* A word as a shell would need it, for commands shown to be copied. */

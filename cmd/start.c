@@ -65,7 +65,7 @@ int cmd_start(int argc, char **argv)
 	struct kb_strv targets = KB_STRV_INIT;
 	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
-		   *build_ahead = "auto", *cc_wrapper = NULL;
+		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on";
 	double confidence = 0.95, seed = 0, scale = 1, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, ret;
 	struct kb_opt opts[] = {
@@ -90,6 +90,10 @@ int cmd_start(int argc, char **argv)
 		{ "build-ahead", OPT_STRING, &build_ahead, "auto|on|off",
 		  "build the likely next kernels while one is tested: auto (default: "
 		  "when there are 2 processors to spare beside the test), on, off" },
+		{ "rebuild-check", OPT_STRING, &rebuild_check, "on|off",
+		  "kernel builds, performance: build a likely culprit and its parent "
+		  "again with 64-byte function alignment, where the tree can, and see "
+		  "that its step stays (on, the default), or not (off)" },
 		{ "cc-wrapper", OPT_STRING, &cc_wrapper, "PROG",
 		  "kernel builds: compile through PROG (distcc, icecc), after ccache" },
 		{ "build-jobs", OPT_NUMBER, &build_jobs, "N",
@@ -139,6 +143,10 @@ int cmd_start(int argc, char **argv)
 		ret = kb_usage_error(&help, "--build-ahead is auto, on or off");
 		goto out_usage;
 	}
+	if (strcmp(rebuild_check, "on") && strcmp(rebuild_check, "off")) {
+		ret = kb_usage_error(&help, "--rebuild-check is on or off");
+		goto out_usage;
+	}
 	if (strcmp(boot_failure, "skip") && strcmp(boot_failure, "bad")) {
 		ret = kb_usage_error(&help, "--boot-failure is skip or bad");
 		goto out_usage;
@@ -165,6 +173,7 @@ int cmd_start(int argc, char **argv)
 	spec.scale = scale;
 	spec.boot_fail = !strcmp(boot_failure, "bad") ? 'b' : 's';
 	spec.build_ahead = !strcmp(build_ahead, "on") ? 'y' : !strcmp(build_ahead, "off") ? 'n' : 'a';
+	spec.rebuild_check = !strcmp(rebuild_check, "off") ? 'n' : 'y';
 	spec.build = build ? kb_strdup(build) : NULL;
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();

@@ -73,7 +73,7 @@ static void fragments(const struct kb_build_opts *o, struct kb_strv *out)
 }
 
 static int cache_key(git_repository *repo, const git_oid *commit,
-		     const struct kb_build_opts *o, char key[41])
+		     const struct kb_build_opts *o, const struct kb_strv *extra, char key[41])
 {
 	struct kb_buf in = KB_BUF_INIT, cc = KB_BUF_INIT;
 	struct kb_strv frags = KB_STRV_INIT;
@@ -100,6 +100,8 @@ static int cache_key(git_repository *repo, const git_oid *commit,
 		if ((ret = kb_read_file(frags.v[i], &in, 1 << 20)) < 0)
 			goto out;
 	}
+	for (i = 0; i < extra->n; i++)
+		kb_buf_addf(&in, "\nconfig %s", extra->v[i]);
 	compiler_version(o->log_dir, &cc);
 	kb_buf_addf(&in, "\ncompiler %s\n", cc.ptr);
 	hash_hex(key, in.ptr, in.len);
@@ -427,7 +429,14 @@ static int config_has(const char *builddir, const char *line)
 	return found;
 }
 
-static int configure(const struct kb_build_opts *o, const char *sha, const char *log)
+/*
+ * Write the build directory's .config: the base, the fragments, the
+ * variant's own lines 'extra' (kb_repo_variant()), the LOCALVERSION.  1
+ * when make fails, or when a line of 'extra' does not hold in the result
+ * ('why' says which).
+ */
+static int configure(const struct kb_build_opts *o, const char *sha,
+		     const struct kb_strv *extra, const char *log, char *why, size_t whysize)
 {
 	struct kb_strv frags = KB_STRV_INIT;
 	struct kb_buf cfg = KB_BUF_INIT;
@@ -469,6 +478,8 @@ static int configure(const struct kb_build_opts *o, const char *sha, const char 
 		}
 		kb_buf_release(&f);
 	}
+	for (i = 0; i < extra->n; i++)
+		config_set(&cfg, extra->v[i]);
 	kb_build_localversion(lv, sha);
 	free(line);
 	line = kb_asprintf("CONFIG_LOCALVERSION=\"%s\"", lv);
@@ -483,6 +494,14 @@ static int configure(const struct kb_build_opts *o, const char *sha, const char 
 			goto out;
 		ret = res.outcome == KB_RUN_EXITED && !res.exit_status ? 0 : 1;
 	}
+	/* what a variant is for must hold: an option whose dependencies the
+	 * config does not meet is dropped by olddefconfig */
+	for (i = 0; !ret && i < extra->n; i++)
+		if (!config_has(o->builddir, extra->v[i])) {
+			snprintf(why, whysize, "%s does not hold in this config (olddefconfig "
+				 "drops it: its dependencies are not met)", extra->v[i]);
+			ret = 1;
+		}
 out:
 	free(line);
 	free(path);
@@ -495,6 +514,8 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		    const struct kb_build_opts *o, struct kb_build_result *res)
 {
 	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL, *lockp = NULL;
+	char why[512] = "";
+	struct kb_strv extra = KB_STRV_INIT;
 	struct kb_run_result rr;
 	double start = kb_now();
 	int ret, lockfd = -1, modules = 0, i;
@@ -503,8 +524,11 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	git_oid_tostr(sha, sizeof(sha), commit);
 	if ((ret = kb_mkdir_p(o->cache_dir, 0755)) < 0 || (ret = kb_mkdir_p(o->log_dir, 0700)) < 0)
 		return ret;
-	if ((ret = cache_key(repo, commit, o, res->key)) < 0)
+	if ((ret = kb_repo_variant_config(repo, commit, &extra)) < 0 ||
+	    (ret = cache_key(repo, commit, o, &extra, res->key)) < 0) {
+		kb_strv_clear(&extra);
 		return ret;
+	}
 	snprintf(res->dir, sizeof(res->dir), "%s/%s", o->cache_dir, res->key);
 	p = kb_asprintf("%s/complete", res->dir);
 	if (access(p, F_OK) == 0 && read_release(res->dir, res->release, sizeof(res->release)) == 0) {
@@ -553,7 +577,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	log = kb_asprintf("%s/kbuild-%.12s.log", o->log_dir, sha);
 	unlink(log);
-	ret = configure(o, sha, log);
+	ret = configure(o, sha, &extra, log, why, sizeof(why));
 	if (ret == 0) {
 		const char *t[] = { "bzImage", NULL, NULL };
 
@@ -578,7 +602,10 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		}
 		kb_buf_release(&tail);
 		res->failed = 1;
-		last_errors(log, res->error, sizeof(res->error));
+		if (*why)
+			snprintf(res->error, sizeof(res->error), "%s", why);
+		else
+			last_errors(log, res->error, sizeof(res->error));
 		kb_write_file_atomic(q, res->error, strlen(res->error), 0644);
 		kb_error_clear();
 		ret = 0;
@@ -684,6 +711,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	evict(o, res->key);
 out:
+	kb_strv_clear(&extra);
 	if (lockfd >= 0)
 		close(lockfd);
 	free(lockp);
@@ -691,5 +719,48 @@ out:
 	free(tmp);
 	free(p);
 	free(q);
+	return ret;
+}
+
+static const char *const align_lines[] = { "CONFIG_EXPERT=y", KB_ALIGN_OPTION "=y", NULL };
+
+int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *parent_variant,
+		     git_oid *variant, char *why, size_t whysize)
+{
+	git_commit *c;
+	git_oid parent;
+	const git_oid *ids[2];
+	struct kb_buf text = KB_BUF_INIT;
+	int i, ret = 0;
+
+	if (git_commit_lookup(&c, repo, culprit) < 0)
+		return kb_error(KB_ERROR, "cannot read the commit to build aligned");
+	if (git_commit_parentcount(c) == 0) {
+		git_commit_free(c);
+		snprintf(why, whysize, "the likely culprit has no parent");
+		return 1;
+	}
+	git_oid_cpy(&parent, git_commit_parent_id(c, 0));
+	git_commit_free(c);
+	ids[0] = &parent;
+	ids[1] = culprit;
+	for (i = 0; i < 2; i++) {
+		kb_buf_release(&text);
+		if ((ret = kb_repo_read_path(repo, ids[i], "lib/Kconfig.debug", &text, 16 << 20)) < 0)
+			goto out;
+		if (ret || !strstr(text.ptr, "\nconfig DEBUG_FORCE_FUNCTION_ALIGN_64B")) {
+			snprintf(why, whysize, "the tree of %s has no %s (Linux 5.9 and later "
+				 "have it)", i ? "the likely culprit" : "its parent", KB_ALIGN_OPTION);
+			ret = 1;
+			goto out;
+		}
+	}
+	if ((ret = kb_repo_variant(repo, &parent, "64-byte function alignment", align_lines,
+				   parent_variant)) < 0 ||
+	    (ret = kb_repo_variant(repo, culprit, "64-byte function alignment", align_lines,
+				   variant)) < 0)
+		goto out;
+out:
+	kb_buf_release(&text);
 	return ret;
 }

@@ -76,4 +76,21 @@ void kb_build_localversion(char out[20], const char *sha);
 int kb_kernel_signature(const char *vmlinux, const char *modules, const char *release,
 			char out[41]);
 
+/*
+ * The rebuild check: the kernel's own option that aligns every function
+ * to 64 bytes, so that a change elsewhere does not move the code of a hot
+ * path (a step of code layout, not of what the code does, vanishes with
+ * it).
+ */
+#define KB_ALIGN_OPTION "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B"
+
+/*
+ * The variants of 'culprit' and of its first parent built with
+ * KB_ALIGN_OPTION (and CONFIG_EXPERT, which it needs), as commits of their
+ * own (kb_repo_variant()).  1, with 'why', when the trees do not have the
+ * option.
+ */
+int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *parent_variant,
+		     git_oid *variant, char *why, size_t whysize);
+
 #endif

@@ -546,3 +546,103 @@ int kb_repo_has_path(git_repository *repo, const git_oid *commit, const char *pa
 	git_error_clear();
 	return yes;
 }
+
+#define VARIANT_NAME "kbisect"
+#define VARIANT_EMAIL "kbisect@localhost"
+#define VARIANT_TRAILER "Kbisect-Config"
+
+int kb_repo_variant(git_repository *repo, const git_oid *commit, const char *what,
+		    const char *const *lines, git_oid *out)
+{
+	git_commit *c = NULL;
+	git_tree *tree = NULL;
+	git_signature *sig = NULL;
+	struct kb_buf msg = KB_BUF_INIT;
+	char hex[GIT_OID_HEXSZ + 1];
+	size_t i;
+	int ret = 0;
+
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&tree, c) < 0) {
+		ret = kb_error(KB_ERROR, "cannot read the commit to make a variant of");
+		goto out;
+	}
+	git_oid_tostr(hex, sizeof(hex), commit);
+	kb_buf_addf(&msg, "%s (%s)\n\nThe tree of %s, built with", git_commit_summary(c),
+		    what, hex);
+	for (i = 0; lines[i]; i++)
+		kb_buf_addf(&msg, "%s %s", i ? "," : "", lines[i]);
+	kb_buf_adds(&msg, ".\n\n");
+	for (i = 0; lines[i]; i++)
+		kb_buf_addf(&msg, VARIANT_TRAILER ": %s\n", lines[i]);
+	/* the same inputs give the same commit, in any clone */
+	if (git_signature_new(&sig, VARIANT_NAME, VARIANT_EMAIL, git_commit_time(c), 0) < 0 ||
+	    git_commit_create(out, repo, NULL, sig, sig, NULL, msg.ptr, tree, 1,
+			      (const git_commit **)&c) < 0)
+		ret = kb_error(KB_ERROR, "cannot write the variant commit: %s",
+			       git_error_last() ? git_error_last()->message : "?");
+out:
+	kb_buf_release(&msg);
+	git_signature_free(sig);
+	git_tree_free(tree);
+	git_commit_free(c);
+	return ret;
+}
+
+int kb_repo_variant_config(git_repository *repo, const git_oid *commit, struct kb_strv *out)
+{
+	git_message_trailer_array tr = { 0 };
+	const git_signature *who;
+	git_commit *c;
+	size_t i;
+
+	if (git_commit_lookup(&c, repo, commit) < 0)
+		return kb_error(KB_ERROR, "cannot read the commit to build");
+	who = git_commit_committer(c);
+	/* only a variant of kbisect's own: a commit of the history that
+	 * happens to carry such a trailer is built as it is */
+	if (git_commit_parentcount(c) == 1 && who && !strcmp(who->name, VARIANT_NAME) &&
+	    !strcmp(who->email, VARIANT_EMAIL) &&
+	    git_message_trailers(&tr, git_commit_message(c)) == 0) {
+		for (i = 0; i < tr.count; i++)
+			if (!strcmp(tr.trailers[i].key, VARIANT_TRAILER))
+				kb_strv_push(out, tr.trailers[i].value);
+		git_message_trailer_array_free(&tr);
+	}
+	git_error_clear();
+	git_commit_free(c);
+	return 0;
+}
+
+int kb_repo_read_path(git_repository *repo, const git_oid *commit, const char *path,
+		      struct kb_buf *out, size_t max)
+{
+	git_commit *c = NULL;
+	git_tree *t = NULL;
+	git_tree_entry *e = NULL;
+	git_blob *b = NULL;
+	int ret = 1;
+
+	if (git_commit_lookup(&c, repo, commit) < 0 || git_commit_tree(&t, c) < 0) {
+		ret = kb_error(KB_ERROR, "cannot read the tree of a commit");
+		goto out;
+	}
+	if (git_tree_entry_bypath(&e, t, path) < 0 || git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		goto out;
+	if (git_blob_lookup(&b, repo, git_tree_entry_id(e)) < 0) {
+		ret = kb_error(KB_ERROR, "cannot read %s", path);
+		goto out;
+	}
+	{
+		size_t n = (size_t)git_blob_rawsize(b);
+
+		kb_buf_add(out, git_blob_rawcontent(b), n < max ? n : max);
+	}
+	ret = 0;
+out:
+	git_error_clear();
+	git_blob_free(b);
+	git_tree_entry_free(e);
+	git_tree_free(t);
+	git_commit_free(c);
+	return ret;
+}

@@ -14,6 +14,9 @@
 
 #include "graph.h"
 
+struct kb_buf;
+struct kb_strv;
+
 struct kb_range_opts {
 	const char *const *paths; /* literal paths, NULL-terminated, or NULL */
 	int first_parent;
@@ -66,6 +69,24 @@ int kb_dag_build(struct kb_dag *dag, git_repository *repo, const git_oid *bad,
 		 const git_oid *goods, size_t ngoods,
 		 const struct kb_range_opts *opts);
 void kb_dag_release(struct kb_dag *dag);
+
+/*
+ * A build variant of 'commit': a new commit object (no ref is touched) with
+ * the same tree, 'commit' as its parent, and the config lines 'lines'
+ * (NULL-terminated, "CONFIG_X=y") as "Kbisect-Config:" trailers, which a
+ * kernel build of it merges into its config last (kb_build_kernel()).
+ * 'what' says in its subject what the variant is for.  The same inputs
+ * give the same commit id in any clone.
+ */
+int kb_repo_variant(git_repository *repo, const git_oid *commit, const char *what,
+		    const char *const *lines, git_oid *out);
+/* The "Kbisect-Config:" lines of a variant made by kb_repo_variant() (none
+ * for any other commit), appended to 'out'. */
+int kb_repo_variant_config(git_repository *repo, const git_oid *commit, struct kb_strv *out);
+/* The text of the blob at 'path' in the tree of 'commit' (at most 'max'
+ * bytes read): 0, or 1 when it has none. */
+int kb_repo_read_path(git_repository *repo, const git_oid *commit, const char *path,
+		      struct kb_buf *out, size_t max);
 
 /*
  * Revert 'culprit' on top of 'onto' into a new commit object (no ref, no

@@ -140,9 +140,11 @@ struct pairs {
 struct found {
 	long node;           /* -1: none */
 	double prob;
-	const char *parent_check, *revert_check;
+	const char *parent_check, *revert_check, *align_check;
 	double step, step_se;    /* parent to culprit, measured together */
 	size_t npairs;
+	double astep, astep_se;  /* the same, both built aligned */
+	size_t napairs;
 	double share, share_lo, share_hi;
 	double share_hi0;    /* share_hi, the builds' offsets left out */
 	char why[200];
@@ -1377,6 +1379,53 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 }
 
 /*
+ * The rebuild check of the culprit at 'node', whose parent check passed:
+ * its parent and it built with 64-byte function alignment, in pairs of
+ * boots measured together, on the machine of the parent check.  The step
+ * must stay (check() against the step measured without): one that
+ * vanishes is one of code layout.  ACTION with 'out' set while it needs
+ * more, else DECIDED with f->align_check set.
+ */
+static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out *out)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_perf_obs *ap, *ac;
+	struct pairs ps;
+	int r;
+
+	f->align_check = "n/a";
+	if (!in->align || !in->align_of || strcmp(in->align_of, in->node_sha[node]) ||
+	    !in->align_parent_sha || !*in->align_parent_sha || !in->align_sha ||
+	    !*in->align_sha || !f->parent_check || strcmp(f->parent_check, "pass"))
+		return DECIDED;
+	ap = find(c, in->align_parent_sha);
+	ac = find(c, in->align_sha);
+	pair_up(c, ap, ac, 0, -1, &ps);
+	f->astep = ps.mean;
+	f->astep_se = ps.se;
+	f->napairs = ps.n;
+	r = check(&ps, fmax(f->step, 0), 2 * c->lay2, 0);
+	if (r == CHECK_MORE && !budget_left(c))
+		r = CHECK_FAIL;
+	if (r != CHECK_MORE) {
+		f->align_check = r == CHECK_PASS ? "pass" : "fail";
+		return DECIDED;
+	}
+	if (!owns(c, 0)) {
+		wait_action(c, out, "the aligned builds are measured on another machine");
+		return ACTION;
+	}
+	if (!strcmp(check_next(c, ap, in->align_parent_sha, ac, in->align_sha),
+		    in->align_parent_sha))
+		run_action(out, in->align_parent_sha, "aligned", c->runs, "verify: the parent "
+			   "built with 64-byte function alignment, pair %zu", ps.n + 1);
+	else
+		run_action(out, in->align_sha, "aligned", c->runs, "verify: the likely "
+			   "culprit built with 64-byte function alignment, beside its parent");
+	return ACTION;
+}
+
+/*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
  * 'f' set (f->node -1 when there is no culprit), never NOTHING.
@@ -1536,6 +1585,16 @@ verify:
 			f->revert_check = "n/a";
 			goto out;
 		}
+		/* the aligned builds, to be built while the pairs are measured */
+		f->align_check = "n/a";
+		if (do_revert && in->align && (!in->align_of || strcmp(in->align_of, csha))) {
+			out->kind = KB_PERF_ALIGN;
+			snprintf(out->sha, sizeof(out->sha), "%s", csha);
+			snprintf(out->note, sizeof(out->note), "verify: build the likely culprit "
+				 "and its parent with 64-byte function alignment");
+			ret = ACTION;
+			goto out;
+		}
 		/* parent and culprit, each boot beside one of the other */
 		pair_up(c, po, co, 0, -1, &pc);
 		f->step = pc.mean;
@@ -1648,6 +1707,13 @@ revert:
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
 					if (!owns(c, 1)) {
+						/* the pair's machine measures the
+						 * aligned builds meanwhile */
+						if (owns(c, 0) && !parent_open &&
+						    aligned(c, f, best_node, out) == ACTION) {
+							ret = ACTION;
+							goto out;
+						}
 						wait_action(c, out, "the revert check is "
 							    "measured on another machine");
 					} else if (!strcmp(check_next(c, ro, in->revert_sha, bo,
@@ -1666,6 +1732,11 @@ revert:
 				/* how much worse BAD is than the revert */
 				f->revert_check = r == CHECK_PASS ? "pass" : "fail";
 			}
+		}
+		if (!parent_open && strcmp(f->revert_check, "fail") &&
+		    aligned(c, f, best_node, out) == ACTION) {
+			ret = ACTION;
+			goto out;
 		}
 		if (parent_open) {
 			wait_action(c, out, "the culprit's parent check is measured on "
@@ -1745,10 +1816,14 @@ static json_t *steps_json(const struct ctx *c)
 			decision = "bad";
 		} else if (c->in->revert_sha && !strcmp(o->sha, c->in->revert_sha)) {
 			role = "revert";
+		} else if ((c->in->align_sha && !strcmp(o->sha, c->in->align_sha)) ||
+			   (c->in->align_parent_sha && !strcmp(o->sha, c->in->align_parent_sha))) {
+			role = "aligned";
 		} else if (o->node < 0) {
 			role = "parent";
 		}
-		if (!strcmp(role, "probe") || !strcmp(role, "revert") || !strcmp(role, "parent")) {
+		if (!strcmp(role, "probe") || !strcmp(role, "revert") || !strcmp(role, "parent") ||
+		    !strcmp(role, "aligned")) {
 			probe_state(c, o, c->mu_g, c->mu_b, &ps);
 			decision = ps.llr >= DECIDE ? "bad" : ps.llr <= -DECIDE ? "good" : "unknown";
 		}
@@ -1800,9 +1875,19 @@ static json_t *culprit_json(struct ctx *c, const struct found *f)
 		      "delta_pct", d, "delta_ci_pct", lo, hi, "pairs", (int)f->npairs,
 		      "explained", f->share, "explained_ci", f->share_lo, f->share_hi,
 		      "checks", "parent_vs_culprit", f->parent_check,
-		      "revert", f->revert_check, "rebuild", "n/a",
+		      "revert", f->revert_check, "rebuild", f->align_check ? f->align_check : "n/a",
 		      "warm_up", c->warm_detected ? "warning" : "pass",
 		      "explained", f->share_hi >= 0.75 ? "pass" : "warning");
+	if (f->napairs) {
+		/* the step of the aligned builds */
+		double apm = raw_mean(c, in->align_parent_sha);
+
+		lo = pct_of(c, f->astep - 1.645 * f->astep_se, apm);
+		hi = pct_of(c, f->astep + 1.645 * f->astep_se, apm);
+		json_object_set_new(j, "aligned", json_pack("{s:i, s:f, s:[f, f]}", "pairs",
+			(int)f->napairs, "delta_pct", pct_of(c, f->astep, apm),
+			"delta_ci_pct", fmin(lo, hi), fmax(lo, hi)));
+	}
 	if (pooled(c)) {
 		/* the step on each machine that measured the pair */
 		json_t *ms = json_array();
@@ -2276,6 +2361,18 @@ no_difference:
 		     100 * f.prob);
 		finish(&c, out, "inconclusive", culprits, "reverting the likely culprit "
 		       "does not recover");
+		goto out;
+	}
+	if (!strcmp(f.align_check, "fail")) {
+		json_t *cu = json_array_get(culprits, 0), *a = json_object_get(cu, "aligned");
+
+		warn(&c, "alignment", "built with 64-byte function alignment, %.12s measures "
+		     "%+.1f%% against its parent (%zu pairs), where it measured %+.1f%% "
+		     "without: the step is one of code layout, not of what the commit does",
+		     in->node_sha[f.node], json_real_value(json_object_get(a, "delta_pct")),
+		     f.napairs, json_real_value(json_object_get(cu, "delta_pct")));
+		finish(&c, out, "inconclusive", culprits, "the likely culprit's step vanishes "
+		       "with the code aligned");
 		goto out;
 	}
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {

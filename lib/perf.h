@@ -26,7 +26,9 @@
  *     no probe can narrow it further, is the clear favourite).
  *  4. Verify, from boots measured together only: GOOD and BAD again, then
  *     parent and culprit in pairs of boots next to each other, then BAD
- *     and the culprit reverted on top of it, in pairs; the share of
+ *     and the culprit reverted on top of it, in pairs; then the parent
+ *     and the culprit built with 64-byte function alignment, in pairs (a
+ *     step that vanishes there is one of code layout); the share of
  *     GOOD->BAD that the step explains; a partial share starts a search
  *     for the rest of the change.
  *  5. Warm-up (samples that trend with the run number after a boot) is
@@ -111,6 +113,15 @@ struct kb_perf_in {
 	/* the revert of a culprit on top of BAD, once made: */
 	const char *revert_of;            /* culprit sha, or NULL */
 	const char *revert_sha;           /* its revert, "" if it does not apply */
+	/*
+	 * The rebuild check (align 1: the builds are kernels whose tree can
+	 * force 64-byte function alignment): the culprit and its parent built
+	 * with it, once made, as variants of their own (kb_repo_variant()):
+	 */
+	int align;
+	const char *align_of;             /* culprit sha, or NULL */
+	const char *align_parent_sha;     /* its parent's variant, "" if not made */
+	const char *align_sha;            /* the culprit's, "" if not made */
 	struct kb_perf_params p;
 	int summary;                      /* fill 'summary' whatever the outcome */
 	/*
@@ -132,6 +143,8 @@ struct kb_perf_in {
 enum kb_perf_kind {
 	KB_PERF_RUN,     /* boot 'sha' and run the benchmark 'runs' times */
 	KB_PERF_REVERT,  /* make the revert of 'sha' on BAD, then ask again */
+	KB_PERF_ALIGN,   /* make the aligned variants of 'sha' (a likely culprit)
+			  * and of its parent, then ask again */
 	KB_PERF_DONE,    /* 'verdict' holds the result */
 	KB_PERF_WAIT,    /* a pool: nothing for this machine until a boot under
 			  * way elsewhere is in */
@@ -141,7 +154,8 @@ struct kb_perf_out {
 	enum kb_perf_kind kind;
 	char sha[41];
 	int runs;
-	const char *role;   /* "good", "bad", "probe", "parent", "culprit", "revert" */
+	const char *role;   /* "good", "bad", "probe", "parent", "culprit", "revert",
+			     * "aligned" */
 	char note[256];     /* why, for progress lines */
 	double best_prob;   /* the posterior's largest mass, and where */
 	long best_node;

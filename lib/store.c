@@ -48,6 +48,19 @@ struct kb_store {
 	"  value REAL," \
 	"  PRIMARY KEY (run, name));"
 
+/* Schema 5: the builds of a likely culprit and its parent with a config of
+ * their own (64-byte function alignment), to tell a change of the code
+ * from a change of its layout: NULL when they could not be made, and why. */
+#define ALIGNED \
+	"CREATE TABLE aligned (" \
+	"  id INTEGER PRIMARY KEY," \
+	"  session INTEGER NOT NULL REFERENCES sessions(id)," \
+	"  culprit TEXT NOT NULL," \
+	"  parent_sha TEXT," \
+	"  sha TEXT," \
+	"  why TEXT," \
+	"  created REAL NOT NULL);"
+
 static const char schema[] =
 	"CREATE TABLE sessions ("
 	"  id INTEGER PRIMARY KEY,"
@@ -89,7 +102,8 @@ static const char schema[] =
 	"  kind TEXT NOT NULL,"
 	"  detail TEXT NOT NULL);"
 	REVERTS_AND_PAIRS
-	RUN_METRICS;
+	RUN_METRICS
+	ALIGNED;
 
 static int db_fail(struct kb_store *s, const char *what)
 {
@@ -255,7 +269,10 @@ static int migrate(struct kb_store *s, int version)
 			 "updating the schema")) < 0))
 		return ret;
 	/* 3 -> 4: the secondary metrics of runs; the runs before had none */
-	return exec(s, RUN_METRICS, "updating the schema");
+	if (version < 4 && (ret = exec(s, RUN_METRICS, "updating the schema")) < 0)
+		return ret;
+	/* 4 -> 5: the aligned builds; no session before asked for them */
+	return exec(s, ALIGNED, "updating the schema");
 }
 
 static int check_schema(struct kb_store *s)
@@ -941,6 +958,65 @@ int kb_store_reverts(struct kb_store *s, int64_t session, struct kb_revert_row *
 		*out = NULL;
 		*n = 0;
 		return db_fail(s, "reading reverts");
+	}
+	return 0;
+}
+
+int kb_store_aligned_add(struct kb_store *s, int64_t session, const char *culprit,
+			 const char *parent_sha, const char *sha, const char *why)
+{
+	sqlite3_stmt *st;
+	int ret;
+
+	if ((ret = prepare(s, &st, "INSERT INTO aligned (session, culprit, parent_sha, sha, "
+			   "why, created) VALUES (?, ?, ?, ?, ?, ?)")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, culprit, -1, SQLITE_TRANSIENT);
+	if (parent_sha && *parent_sha && sha && *sha) {
+		sqlite3_bind_text(st, 3, parent_sha, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, sha, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(st, 3);
+		sqlite3_bind_null(st, 4);
+	}
+	sqlite3_bind_text(st, 5, why ? why : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 6, kb_now());
+	return step_done(s, st, "recording the aligned builds");
+}
+
+int kb_store_aligned(struct kb_store *s, int64_t session, struct kb_aligned_row **out,
+		     size_t *n)
+{
+	sqlite3_stmt *st;
+	size_t alloc = 0;
+	int rc, ret;
+
+	*out = NULL;
+	*n = 0;
+	if ((ret = prepare(s, &st, "SELECT culprit, parent_sha, sha, why FROM aligned "
+			   "WHERE session = ? ORDER BY id")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct kb_aligned_row *r;
+		const unsigned char *p = sqlite3_column_text(st, 1), *c = sqlite3_column_text(st, 2);
+
+		KB_ALLOC_GROW(*out, *n + 1, alloc);
+		r = &(*out)[(*n)++];
+		snprintf(r->culprit, sizeof(r->culprit), "%s",
+			 (const char *)sqlite3_column_text(st, 0));
+		snprintf(r->parent_sha, sizeof(r->parent_sha), "%s", p ? (const char *)p : "");
+		snprintf(r->sha, sizeof(r->sha), "%s", c ? (const char *)c : "");
+		p = sqlite3_column_text(st, 3);
+		snprintf(r->why, sizeof(r->why), "%s", p ? (const char *)p : "");
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+		return db_fail(s, "reading the aligned builds");
 	}
 	return 0;
 }

@@ -6,7 +6,8 @@
  * that happens after is rows: marks, runs (one per execution of the test,
  * written as 'started' before it begins and completed after, with the
  * values of the benchmark's secondary metrics), events
- * (event.h), the reverts made and the verification pairs of a pool.
+ * (event.h), the reverts made, the aligned builds and the verification
+ * pairs of a pool.
  * Each change is one transaction, so a crash at any moment leaves the
  * database as it was before or after a step, never between.
  *
@@ -22,7 +23,7 @@
 
 #include "util.h"
 
-#define KB_STORE_SCHEMA 4
+#define KB_STORE_SCHEMA 5
 
 enum {
 	KB_STORE_CREATE = 1, /* create the file when missing */
@@ -154,6 +155,20 @@ struct kb_revert_row {
 int kb_store_revert_add(struct kb_store *s, int64_t session, const char *culprit,
 			const char *sha);
 int kb_store_reverts(struct kb_store *s, int64_t session, struct kb_revert_row **out,
+		     size_t *n);
+
+/* The builds of likely culprits and their parents with 64-byte function
+ * alignment (variants, kb_repo_variant()), oldest first: of which culprit,
+ * and the two variants ("" when they could not be made, and why). */
+struct kb_aligned_row {
+	char culprit[41];
+	char parent_sha[41];
+	char sha[41];
+	char why[256];        /* when they were not made */
+};
+int kb_store_aligned_add(struct kb_store *s, int64_t session, const char *culprit,
+			 const char *parent_sha, const char *sha, const char *why);
+int kb_store_aligned(struct kb_store *s, int64_t session, struct kb_aligned_row **out,
 		     size_t *n);
 
 /* The verification pair each machine of a pool measures (see struct

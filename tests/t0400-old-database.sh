@@ -12,7 +12,9 @@ test_description 'databases of schema 2, saved: they open, resume and report as 
 # session does next is the engine's, and perf-unfinished.want and
 # perf-unfinished.resumed.want hold what this kbisect's engine (boots as
 # the unit of evidence, pairs measured together) does with the saved
-# samples: the same culprit, in more runs.
+# samples: the same culprit, in more runs.  The reports of performance
+# sessions say besides why their rebuild check was not made (perf.want,
+# perf-unfinished.resumed.want).
 
 command -v sqlite3 >/dev/null 2>&1 || test_skip_all 'sqlite3 is not installed'
 

@@ -5,6 +5,7 @@
  *   start --good SHA... --bad SHA [--first-parent] [--confidence P]
  *         [--target T] [--build B] [--kconfig K] [--machine JSON]
  *         [--scale F] [--boot-failure bad] [--build-ahead on|off]
+ *         [--rebuild-check off]
  *         [--seed N] [-- PATH...]
  *   bench JSON
  *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
@@ -12,6 +13,8 @@
  *         on the line before
  *   good|bad|skip SHA
  *   revert CULPRIT REVERT|-   the revert of a culprit on BAD, made again
+ *   aligned CULPRIT PARENT SHA   its builds with 64-byte function alignment
+ *   aligned CULPRIT - - WHY      (kb_build_aligned()), made again; or why not
  *   signature SHA HEX         the signature of the build of a commit
  *   same SHA OF               SHA takes the samples of OF: the same build
  */
@@ -193,6 +196,8 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		kb_buf_adds(out, " --boot-failure bad");
 	if (s->spec.build_ahead != 'a')
 		kb_buf_addf(out, " --build-ahead %s", s->spec.build_ahead == 'y' ? "on" : "off");
+	if (s->spec.rebuild_check == 'n')
+		kb_buf_adds(out, " --rebuild-check off");
 	kb_buf_addf(out, " --seed %llu", s->spec.seed);
 	if (s->spec.paths.n) {
 		add_word(out, "--");
@@ -211,6 +216,25 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 				kb_buf_addf(out, "revert %s %s\n", rv[i].culprit,
 					    rv[i].sha[0] ? rv[i].sha : "-");
 			free(rv);
+		}
+		kb_error_clear();
+	}
+	{
+		struct kb_aligned_row *al;
+		size_t nal;
+
+		if (kb_store_aligned(s->store, s->row.id, &al, &nal) == 0) {
+			for (i = 0; i < nal; i++) {
+				kb_buf_addf(out, "aligned %s", al[i].culprit);
+				if (al[i].sha[0]) {
+					kb_buf_addf(out, " %s %s\n", al[i].parent_sha, al[i].sha);
+					continue;
+				}
+				kb_buf_adds(out, " - -");
+				add_word(out, al[i].why);
+				kb_buf_addch(out, '\n');
+			}
+			free(al);
 		}
 		kb_error_clear();
 	}
@@ -293,6 +317,10 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 			spec->boot_fail = !strcmp(v, "bad") ? 'b' : 's';
 		} else if (!strcmp(a, "--build-ahead")) {
 			spec->build_ahead = !strcmp(v, "on") ? 'y' : !strcmp(v, "off") ? 'n' : 'a';
+		} else if (!strcmp(a, "--rebuild-check")) {
+			if (strcmp(v, "on") && strcmp(v, "off"))
+				ret = line_err(origin, line, "--rebuild-check is on or off");
+			spec->rebuild_check = !strcmp(v, "off") ? 'n' : 'y';
 		} else {
 			ret = line_err(origin, line, "unknown option of 'start'");
 		}
@@ -445,6 +473,29 @@ static int replay_revert(struct kb_store *store, git_repository *repo, int64_t s
 	if (strcmp(hex, w->v[2]))
 		return line_err(origin, line, "the revert does not come out as recorded");
 	return kb_store_revert_add(store, session, w->v[1], applied ? hex : NULL);
+}
+
+/* Make the aligned builds again: they must come out as the log says. */
+static int replay_aligned(struct kb_store *store, git_repository *repo, int64_t session,
+			  struct kb_strv *w, const char *origin, int line)
+{
+	git_oid culprit, pv, cv;
+	char ph[GIT_OID_HEXSZ + 1], ch[GIT_OID_HEXSZ + 1], why[256];
+	int ret;
+
+	if (w->n < 4 || git_oid_fromstr(&culprit, w->v[1]) < 0 ||
+	    (strcmp(w->v[2], "-") && w->n != 4) || (!strcmp(w->v[2], "-") && w->n != 5))
+		return line_err(origin, line, "'aligned' takes a commit and its two aligned "
+				"builds, or '- -' and why there are none");
+	if (!strcmp(w->v[2], "-"))
+		return kb_store_aligned_add(store, session, w->v[1], NULL, NULL, w->v[4]);
+	if ((ret = kb_build_aligned(repo, &culprit, &pv, &cv, why, sizeof(why))) < 0)
+		return ret;
+	git_oid_tostr(ph, sizeof(ph), &pv);
+	git_oid_tostr(ch, sizeof(ch), &cv);
+	if (ret || strcmp(ph, w->v[2]) || strcmp(ch, w->v[3]))
+		return line_err(origin, line, "the aligned builds do not come out as recorded");
+	return kb_store_aligned_add(store, session, w->v[1], ph, ch, NULL);
 }
 
 /* A comment of a git bisect log: "# TERM: [SHA] SUBJECT". */
@@ -709,6 +760,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 			ret = line_err(origin, line, "'start' and 'bench' must come first");
 		} else if (!strcmp(w.v[0], "revert")) {
 			ret = replay_revert(store, repo, *id, &spec, &w, origin, line);
+		} else if (!strcmp(w.v[0], "aligned")) {
+			ret = replay_aligned(store, repo, *id, &w, origin, line);
 		} else if (!strcmp(w.v[0], "run")) {
 			ret = replay_run(store, repo, *id, &w, origin, line, &run);
 		} else if (!strcmp(w.v[0], "values")) {

@@ -2,7 +2,8 @@
  * The performance mode: it asks the decision code (lib/perf.c) what to
  * measure next and measures it (boots of a commit, each with several runs
  * of the benchmark), makes the revert of a likely culprit it asks for
- * (dag.c), and reports the verdict with its checks.
+ * (dag.c) and its builds with 64-byte function alignment (build.c), and
+ * reports the verdict with its checks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -57,6 +58,60 @@ static int revert_info(struct kb_session *s, char of[41], char sha[41])
 	}
 	free(r);
 	return n > 0;
+}
+
+/* The latest aligned builds made (the row is zeroed when none was). */
+static int aligned_info(struct kb_session *s, struct kb_aligned_row *out)
+{
+	struct kb_aligned_row *r;
+	size_t n;
+
+	memset(out, 0, sizeof(*out));
+	if (kb_store_aligned(s->store, s->row.id, &r, &n) < 0) {
+		kb_error_clear();
+		return 0;
+	}
+	if (n)
+		*out = r[n - 1];
+	free(r);
+	return n > 0;
+}
+
+/* Was 'sha' skipped: its build or its boot failed? */
+static int skip_marked(const struct kb_session *s, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < s->nmark_rows; i++)
+		if (s->mark_rows[i].mark == KB_MARK_SKIP && !strcmp(s->mark_rows[i].sha, sha))
+			return 1;
+	return 0;
+}
+
+/*
+ * Why no session of this spec makes the rebuild check ("" when it may):
+ * the builds are not kernels, the check is turned off, or the base config
+ * aligns every build already.
+ */
+static void align_never(const struct kb_session *s, char *why, size_t n)
+{
+	struct kb_buf cfg = KB_BUF_INIT;
+
+	*why = '\0';
+	if (!s->spec.build || !strcmp(s->spec.build, "none"))
+		snprintf(why, n, "nothing is built (--build none)");
+	else if (strcmp(s->spec.build, "kernel"))
+		snprintf(why, n, "the build is a command (--build): kbisect cannot set %s "
+			 "in its config", KB_ALIGN_OPTION);
+	else if (s->spec.rebuild_check == 'n')
+		snprintf(why, n, "turned off (--rebuild-check off)");
+	else if (s->spec.kconfig && strchr(s->spec.kconfig, '/') &&
+		 kb_read_file(s->spec.kconfig, &cfg, 64 << 20) == 0 &&
+		 strstr(cfg.ptr, KB_ALIGN_OPTION "=y"))
+		snprintf(why, n, "the base config sets %s: every build is aligned",
+			 KB_ALIGN_OPTION);
+	kb_error_clear();
+	kb_buf_release(&cfg);
 }
 
 /* The key of a run: the id of the first run of its boot, then the run. */
@@ -144,6 +199,7 @@ struct input {
 	struct kb_perf_obs *obs;
 	size_t nobs, alloc;
 	char revert_of[41], revert_sha[41];
+	struct kb_aligned_row aligned;
 	signed char *pairs;
 };
 
@@ -412,7 +468,24 @@ static int build_input(struct kb_session *s, struct input *x)
 	costs(s, &x->in.p.boot_cost, &x->in.p.run_cost);
 	if (revert_info(s, x->revert_of, x->revert_sha)) {
 		x->in.revert_of = x->revert_of;
+		/* a revert that does not build: no revert check */
+		if (skip_marked(s, x->revert_sha))
+			x->revert_sha[0] = '\0';
 		x->in.revert_sha = x->revert_sha;
+	}
+	{
+		char why[256];
+
+		align_never(s, why, sizeof(why));
+		x->in.align = !*why;
+	}
+	if (x->in.align && aligned_info(s, &x->aligned)) {
+		x->in.align_of = x->aligned.culprit;
+		/* an aligned build that fails: no rebuild check */
+		if (skip_marked(s, x->aligned.parent_sha) || skip_marked(s, x->aligned.sha))
+			x->aligned.parent_sha[0] = x->aligned.sha[0] = '\0';
+		x->in.align_parent_sha = x->aligned.parent_sha;
+		x->in.align_sha = x->aligned.sha;
 	}
 	return 0;
 }
@@ -614,6 +687,44 @@ static int make_revert(struct kb_session *s, const char *culprit)
 	return kb_store_revert_add(s->store, s->row.id, culprit, applied ? hex : NULL);
 }
 
+/* The builds of 'culprit' and its parent with 64-byte function alignment,
+ * as variants of their own (no ref is touched), recorded; or why not. */
+static int make_aligned(struct kb_session *s, const char *culprit)
+{
+	git_oid oid, pv, cv;
+	char why[256] = "", ph[GIT_OID_HEXSZ + 1] = "", ch[GIT_OID_HEXSZ + 1] = "";
+	int ret;
+
+	git_oid_fromstr(&oid, culprit);
+	if ((ret = kb_build_aligned(s->repo, &oid, &pv, &cv, why, sizeof(why))) < 0)
+		return ret;
+	if (ret == 0) {
+		git_oid_tostr(ph, sizeof(ph), &pv);
+		git_oid_tostr(ch, sizeof(ch), &cv);
+		kb_session_say(s, KB_SAY_INFO, "%.12s and its parent, with %s=y: %.12s and "
+			       "%.12s (built while the verification runs)", culprit,
+			       KB_ALIGN_OPTION, ch, ph);
+	} else {
+		kb_session_say(s, KB_SAY_INFO, "no rebuild check of %.12s: %s", culprit, why);
+	}
+	return kb_store_aligned_add(s->store, s->row.id, culprit, ph, ch, ret ? why : NULL);
+}
+
+/* Make what the decision code asks for before it can say what to
+ * measure: a revert, aligned builds.  1 when it asked for one. */
+static int make_asked(struct kb_session *s, const struct kb_perf_out *out, int *ret)
+{
+	if (out->kind == KB_PERF_REVERT)
+		*ret = make_revert(s, out->sha);
+	else if (out->kind == KB_PERF_ALIGN)
+		*ret = make_aligned(s, out->sha);
+	else
+		return 0;
+	if (*ret == 0)
+		*ret = kb_session_refresh(s);
+	return 1;
+}
+
 /* The probe's next commit if its samples come out at 'value'. */
 static void next_if(struct kb_session *s, const char *sha, double value)
 {
@@ -660,6 +771,30 @@ static double median_of(struct kb_session *s, const char *sha)
 	return m;
 }
 
+/* The aligned builds, once asked for, as long as they have not been
+ * measured: built ahead while the verification runs. */
+static void next_aligned(struct kb_session *s)
+{
+	struct kb_aligned_row a;
+	const char *v[2];
+	size_t i, k;
+
+	if (!aligned_info(s, &a) || !a.sha[0])
+		return;
+	v[0] = a.parent_sha;
+	v[1] = a.sha;
+	for (k = 0; k < 2 && s->n_next < KB_AHEAD_MAX; k++) {
+		int seen = skip_marked(s, v[k]);
+
+		for (i = 0; i < s->nruns && !seen; i++)
+			seen = !strcmp(s->runs[i].sha, v[k]);
+		for (i = 0; i < s->n_next && !seen; i++)
+			seen = !strcmp(s->next_shas[i], v[k]);
+		if (!seen)
+			memcpy(s->next_shas[s->n_next++], v[k], 41);
+	}
+}
+
 static void next_candidates(struct kb_session *s, const char *sha, const char *role)
 {
 	s->n_next = 0;
@@ -689,6 +824,7 @@ static void next_candidates(struct kb_session *s, const char *sha, const char *r
 			next_if(s, sha, g);
 		}
 	}
+	next_aligned(s);
 }
 
 /* A guess at the commits still to measure after this one: halving the
@@ -721,10 +857,9 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 			json_decref(out.verdict);
 			return KB_PLAN_FINISH;
 		}
-		if (out.kind != KB_PERF_REVERT)
+		if (!make_asked(s, &out, &ret))
 			break;
-		if ((ret = make_revert(s, out.sha)) < 0 ||
-		    (ret = kb_session_refresh(s)) < 0)
+		if (ret < 0)
 			return ret;
 	}
 	kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
@@ -772,10 +907,9 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	for (;;) {
 		if ((ret = decide_on(s, -1, busy, nbusy, pairs, &out)) < 0)
 			goto out;
-		if (out.kind != KB_PERF_REVERT)
+		if (!make_asked(s, &out, &ret))
 			break;
-		if ((ret = make_revert(s, out.sha)) < 0 ||
-		    (ret = kb_session_refresh(s)) < 0)
+		if (ret < 0)
 			goto out;
 	}
 	if (out.kind == KB_PERF_DONE) {
@@ -792,9 +926,8 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 		i = in->free[f];
 		if ((ret = decide_on(s, i, busy, nbusy, pairs, &out)) < 0)
 			goto out;
-		if (out.kind == KB_PERF_REVERT) {
-			if ((ret = make_revert(s, out.sha)) < 0 ||
-			    (ret = kb_session_refresh(s)) < 0)
+		if (make_asked(s, &out, &ret)) {
+			if (ret < 0)
 				goto out;
 			f--;
 			continue;
@@ -939,6 +1072,64 @@ static void check_no_op(struct kb_session *s, json_t *o)
 	builds_release(&b);
 }
 
+/*
+ * The rebuild check of the first culprit, as the report gives it: why it
+ * was not made, and what it cost (its builds' time, its boots and runs).
+ */
+static void add_rebuild(struct kb_session *s, json_t *o)
+{
+	json_t *cu = json_array_get(json_object_get(o, "culprits"), 0), *r;
+	const char *check;
+	struct kb_aligned_row a;
+	struct kb_event *ev;
+	char why[256] = "";
+	double secs = 0;
+	size_t i, n, runs = 0, boots = 0;
+	int have;
+
+	if (!cu)
+		return;
+	check = json_string_value(json_object_get(json_object_get(cu, "checks"), "rebuild"));
+	have = aligned_info(s, &a) && !strcmp(a.culprit,
+		json_string_value(json_object_get(cu, "commit")) ?
+		json_string_value(json_object_get(cu, "commit")) : "");
+	r = json_pack("{s:s, s:s}", "check", check ? check : "n/a", "option", KB_ALIGN_OPTION);
+	align_never(s, why, sizeof(why));
+	if (!*why && have && !a.sha[0])
+		snprintf(why, sizeof(why), "%s", a.why);
+	else if (!*why && have && (skip_marked(s, a.sha) || skip_marked(s, a.parent_sha)))
+		snprintf(why, sizeof(why), "an aligned build failed (%.12s or %.12s)",
+			 a.parent_sha, a.sha);
+	else if (!*why && check && !strcmp(check, "n/a"))
+		snprintf(why, sizeof(why), "the checks before it did not pass");
+	if (check && !strcmp(check, "n/a") && *why)
+		json_object_set_new(r, "why", json_string(why));
+	if (have && a.sha[0]) {
+		json_object_set_new(r, "commits", json_pack("[s, s]", a.parent_sha, a.sha));
+		if (kb_events_read(s->store, s->row.id, &ev, &n) == 0) {
+			for (i = 0; i < n; i++)
+				if (ev[i].kind == KB_EV_BUILD && ev[i].result != KB_EV_CACHED &&
+				    (!strcmp(ev[i].sha, a.sha) || !strcmp(ev[i].sha, a.parent_sha)))
+					secs += ev[i].seconds;
+			kb_events_free(ev, n);
+		}
+		kb_error_clear();
+		for (i = 0; i < s->nruns; i++) {
+			const struct kb_run_row *x = &s->runs[i];
+
+			if (x->state != KB_RUN_DONE || (strcmp(x->sha, a.sha) &&
+							strcmp(x->sha, a.parent_sha)))
+				continue;
+			runs++;
+			boots += x->run == 1;
+		}
+		json_object_set_new(r, "build_seconds", json_real(secs));
+		json_object_set_new(r, "boots", json_integer((json_int_t)boots));
+		json_object_set_new(r, "runs", json_integer((json_int_t)runs));
+	}
+	json_object_set_new(cu, "rebuild", r);
+}
+
 static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
@@ -1029,6 +1220,7 @@ static int report(struct kb_session *s, json_t **out)
 		add_commit_info(s, v);
 	check_no_op(s, o);
 	add_metrics(s, o, po.warmup_used);
+	add_rebuild(s, o);
 	*out = o;
 	return 0;
 }

@@ -44,6 +44,8 @@ struct kb_spec {
 	double scale;           /* KBISECT_SCALE: shrink benchmarks (1) */
 	char boot_fail;         /* mark of a kernel that fails to boot: 's' or 'b' */
 	char build_ahead;       /* 'a' auto (cores to spare), 'y' on, 'n' off */
+	char rebuild_check;     /* kernel: a culprit and its parent built again
+				 * with 64-byte function alignment: 'y', 'n' */
 	struct kb_bench bench;
 	unsigned long long seed;
 };

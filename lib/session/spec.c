@@ -10,6 +10,7 @@ void kb_spec_init(struct kb_spec *spec)
 	spec->scale = 1.0;
 	spec->boot_fail = 's';
 	spec->build_ahead = 'a';
+	spec->rebuild_check = 'y';
 }
 
 void kb_spec_release(struct kb_spec *spec)
@@ -120,6 +121,8 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 								  "on" : "off"));
 	if (spec->boot_fail == 'b')
 		json_object_set_new(o, "boot_failure", json_string("bad"));
+	if (spec->rebuild_check == 'n')
+		json_object_set_new(o, "rebuild_check", json_string("off"));
 	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
 	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
 	text = json_dumps(o, JSON_COMPACT);
@@ -182,6 +185,9 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 		spec->scale = json_number_value(v);
 	if ((v = json_object_get(o, "build_ahead")) && json_is_string(v))
 		spec->build_ahead = !strcmp(json_string_value(v), "on") ? 'y' : 'n';
+	if ((v = json_object_get(o, "rebuild_check")) && json_is_string(v) &&
+	    !strcmp(json_string_value(v), "off"))
+		spec->rebuild_check = 'n';
 	if ((v = json_object_get(o, "boot_failure")) && json_is_string(v) &&
 	    !strcmp(json_string_value(v), "bad"))
 		spec->boot_fail = 'b';

@@ -149,3 +149,40 @@ TEST(test_dag__resolve)
 	CHECK(kb_repo_resolve(h.r, "", &o) == KB_EINVAL);
 	git_repository_free(h.r);
 }
+
+TEST(test_dag__variant)
+{
+	static const char *const lines[] = { "CONFIG_EXPERT=y",
+					     "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y", NULL };
+	struct hist h;
+	struct kb_strv cfg = KB_STRV_INIT;
+	struct kb_buf text = KB_BUF_INIT;
+	git_commit *v, *c;
+	git_oid o, o2, fake;
+
+	CHECK(make_hist(&h) == 0);
+	CHECK(kb_repo_variant(h.r, &h.b2, "64-byte function alignment", lines, &o) == 0);
+	/* the same tree, on top of the commit, its lines as trailers */
+	CHECK(git_commit_lookup(&v, h.r, &o) == 0 && git_commit_lookup(&c, h.r, &h.b2) == 0);
+	CHECK(git_oid_equal(git_commit_tree_id(v), git_commit_tree_id(c)));
+	CHECK(git_commit_parentcount(v) == 1 && git_oid_equal(git_commit_parent_id(v, 0), &h.b2));
+	CHECK(strstr(git_commit_summary(v), "b2 (64-byte function alignment)"));
+	git_commit_free(v);
+	git_commit_free(c);
+	CHECK(kb_repo_variant_config(h.r, &o, &cfg) == 0 && cfg.n == 2);
+	CHECK(!strcmp(cfg.v[0], lines[0]) && !strcmp(cfg.v[1], lines[1]));
+	kb_strv_clear(&cfg);
+	/* the same again, in any clone */
+	CHECK(kb_repo_variant(h.r, &h.b2, "64-byte function alignment", lines, &o2) == 0 &&
+	      git_oid_equal(&o, &o2));
+	/* a commit of the history is built as it is, trailers or not */
+	CHECK(kb_repo_variant_config(h.r, &h.b2, &cfg) == 0 && cfg.n == 0);
+	CHECK(trepo_commit(h.r, &fake, &h.a4, 1, "x", "y\n",
+			   "x\n\nKbisect-Config: CONFIG_EXPERT=y") == 0);
+	CHECK(kb_repo_variant_config(h.r, &fake, &cfg) == 0 && cfg.n == 0);
+	/* a path's text */
+	CHECK(kb_repo_read_path(h.r, &h.b2, "dir/b2", &text, 100) == 0 && !strcmp(text.ptr, "2\n"));
+	CHECK(kb_repo_read_path(h.r, &h.b2, "dir/none", &text, 100) == 1);
+	kb_buf_release(&text);
+	git_repository_free(h.r);
+}

@@ -318,3 +318,92 @@ TEST(test_perf__pool_verification_pairs_stay_on_their_machines)
 		  "machine 0 got %s (%s)", out.role ? out.role : "?", out.note);
 	line_free(&l);
 }
+
+/*
+ * The rebuild check: the decision code asks for the aligned builds of the
+ * likely culprit and its parent once it verifies, then measures them in
+ * pairs.  A step that stays with the code aligned confirms the culprit; one
+ * that vanishes gives the warning "alignment" and no culprit.
+ */
+static json_t *bisect_aligned(int step_stays, int *asked)
+{
+	struct line l;
+	struct kb_perf_out out;
+	char revert[41], apar[41], acul[41];
+	json_t *v = NULL;
+	int i;
+
+	*asked = 0;
+	line_init(&l, 30);
+	l.in.align = 1;
+	snprintf(revert, sizeof(revert), "r%039d", 1);
+	snprintf(apar, sizeof(apar), "a%039d", 1);
+	snprintf(acul, sizeof(acul), "a%039d", 2);
+	for (i = 0; i < 400 && !v; i++) {
+		long node = -1, k;
+		double level;
+
+		if (kb_perf_decide(&l.in, &out) < 0)
+			break;
+		if (out.kind == KB_PERF_DONE) {
+			v = out.verdict;
+			break;
+		}
+		if (out.kind == KB_PERF_REVERT) {
+			l.in.revert_of = l.sha[15];
+			l.in.revert_sha = revert;
+			continue;
+		}
+		if (out.kind == KB_PERF_ALIGN) {
+			/* counted only when asked for the culprit */
+			*asked += strcmp(out.sha, l.sha[15]) ? 100 : 1;
+			l.in.align_of = l.sha[15];
+			l.in.align_parent_sha = apar;
+			l.in.align_sha = acul;
+			continue;
+		}
+		if (out.kind != KB_PERF_RUN)
+			break;
+		for (k = 0; k < 30; k++)
+			if (!strcmp(out.sha, l.sha[k]))
+				node = k;
+		if (node >= 0)
+			level = node <= 15 ? 110 : 100;
+		else if (!strcmp(out.sha, acul))
+			level = step_stays ? 110 : 100.2;
+		else
+			level = 100;   /* GOOD, the revert, the aligned parent */
+		add_boot(&l, out.sha, node, 0, level);
+	}
+	line_free(&l);
+	return v;
+}
+
+TEST(test_perf__rebuild_check_confirms_or_finds_layout)
+{
+	json_t *v, *c, *w;
+	size_t i;
+	int asked, warned = 0;
+
+	v = bisect_aligned(1, &asked);
+	CHECK(v && asked == 1);
+	c = json_array_get(json_object_get(v, "culprits"), 0);
+	CHECK_MSG(!strcmp(json_string_value(json_object_get(v, "verdict")), "culprit"),
+		  "verdict %s", json_string_value(json_object_get(v, "verdict")));
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(c, "checks"),
+							 "rebuild")), "pass"));
+	CHECK(json_real_value(json_object_get(json_object_get(c, "aligned"), "delta_pct")) > 5);
+	json_decref(v);
+
+	v = bisect_aligned(0, &asked);
+	CHECK(v && asked == 1);
+	c = json_array_get(json_object_get(v, "culprits"), 0);
+	CHECK_MSG(!strcmp(json_string_value(json_object_get(v, "verdict")), "inconclusive"),
+		  "verdict %s", json_string_value(json_object_get(v, "verdict")));
+	CHECK(!strcmp(json_string_value(json_object_get(json_object_get(c, "checks"),
+							 "rebuild")), "fail"));
+	json_array_foreach(json_object_get(v, "warnings"), i, w)
+		warned += !strcmp(json_string_value(json_object_get(w, "kind")), "alignment");
+	CHECK(warned == 1);
+	json_decref(v);
+}

@@ -320,6 +320,8 @@ static int metrics_are(struct kb_store *s, const char *want)
 }
 
 static const char sha1[] = "0123456789012345678901234567890123456789";
+static const char sha2[] = "1123456789012345678901234567890123456789";
+static const char sha3[] = "2123456789012345678901234567890123456789";
 
 /* Each run's secondary metrics go in with its outcome, in one
  * transaction with it, and come back with the runs, missing ones too. */
@@ -393,11 +395,12 @@ static const char schema_v3[] =
 	"  (1, 3.0, 'build', '0123456789012345678901234567890123456789 built 2.5 6.1.0-kb');"
 	"PRAGMA user_version = 3;";
 
-TEST(test_store__version_3_gets_the_metrics_of_runs)
+TEST(test_store__version_3_gets_the_metrics_of_runs_and_the_aligned_builds)
 {
 	struct kb_store *s;
 	struct kb_run_row *rows, fin;
 	struct kb_revert_row *rv;
+	struct kb_aligned_row *al;
 	struct kb_event *ev;
 	struct kb_run_metric m = { "p50", 1, 12 };
 	signed char pairs[2] = { 9, 9 };
@@ -420,6 +423,17 @@ TEST(test_store__version_3_gets_the_metrics_of_runs)
 	CHECK(kb_store_pairs(s, 1, pairs, 2) == 0 && pairs[0] == 1 && pairs[1] == 9);
 	CHECK(kb_events_read(s, 1, &ev, &n) == 0 && n == 1 && ev[0].kind == KB_EV_BUILD);
 	kb_events_free(ev, n);
+	/* no aligned builds before schema 5; new ones are kept, oldest first,
+	 * one that could not be made as "" */
+	CHECK(kb_store_aligned(s, 1, &al, &n) == 0 && n == 0);
+	CHECK(kb_store_aligned_add(s, 1, sha1, sha2, sha3, NULL) == 0);
+	CHECK(kb_store_aligned_add(s, 1, sha2, NULL, NULL, "no option") == 0);
+	CHECK(kb_store_aligned(s, 1, &al, &n) == 0 && n == 2);
+	CHECK(!strcmp(al[0].culprit, sha1) && !strcmp(al[0].parent_sha, sha2) &&
+	      !strcmp(al[0].sha, sha3));
+	CHECK(!strcmp(al[1].culprit, sha2) && !al[1].parent_sha[0] && !al[1].sha[0] &&
+	      !strcmp(al[1].why, "no option") && !al[0].why[0]);
+	free(al);
 	/* and a new run records its metrics */
 	CHECK(kb_store_run_start(s, 1, sha1, 2, 1, NULL, &id) == 0);
 	memset(&fin, 0, sizeof(fin));
@@ -436,7 +450,7 @@ TEST(test_store__version_3_gets_the_metrics_of_runs)
 
 		CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
 		CHECK(sqlite3_step(q) == SQLITE_ROW &&
-		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA && KB_STORE_SCHEMA == 4);
+		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA && KB_STORE_SCHEMA == 5);
 		sqlite3_finalize(q);
 	}
 	sqlite3_close(db);
