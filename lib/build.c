@@ -514,8 +514,9 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		    const struct kb_build_opts *o, struct kb_build_result *res)
 {
 	char sha[41], *log = NULL, *tmp = NULL, *p = NULL, *q = NULL, *lockp = NULL;
-	char why[512] = "";
+	char why[512] = "", *vdir = NULL;
 	struct kb_strv extra = KB_STRV_INIT;
+	struct kb_build_opts vo;
 	struct kb_run_result rr;
 	double start = kb_now();
 	int ret, lockfd = -1, modules = 0, i;
@@ -571,6 +572,15 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 			       "on its own)");
 		while (flock(lockfd, LOCK_EX) < 0 && errno == EINTR)
 			;
+	}
+	/* a variant's config (kb_repo_variant()) has a build directory of its
+	 * own, so that neither it nor the commits' builds start from scratch
+	 * each time one follows the other; the lock stays the one above, for
+	 * the source work tree is shared */
+	if (extra.n) {
+		vo = *o;
+		vo.builddir = vdir = kb_asprintf("%s.variant", o->builddir);
+		o = &vo;
 	}
 	if ((ret = kb_worktree_checkout(repo, o->workdir, commit)) < 0 ||
 	    (ret = kb_mkdir_p(o->builddir, 0755)) < 0)
@@ -712,6 +722,7 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 	evict(o, res->key);
 out:
 	kb_strv_clear(&extra);
+	free(vdir);
 	if (lockfd >= 0)
 		close(lockfd);
 	free(lockp);

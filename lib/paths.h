@@ -8,6 +8,8 @@
  *   <db>.d/              the state directory:
  *     src/                 the kernel source work tree of builds
  *     kbuild/              their build directory (make O=)
+ *     kbuild.variant/      that of variants: the aligned builds of a culprit
+ *                          and its parent (a config of their own)
  *     build.lock           one build at a time among a pool's processes
  *     ahead/               what a child building ahead built
  *     logs/                build, setup, console and power-cycle logs
