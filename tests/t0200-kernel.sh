@@ -400,6 +400,49 @@ do
 	'
 done
 
+# The rebuild check: a performance bisection of demo-slow alone (GOOD its
+# parent) in VMs makes the two again as variants built with 64-byte
+# function alignment, builds them (the option in their configs, not in the
+# others') and measures them in pairs: the delay in the create path is no
+# layout effect, so the step stays.  The report gives it and its cost, and
+# the log the variants.
+test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
+	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
+		--target "$VM" --bench demo-create >"$TRASH_DIRECTORY/al.out" \
+		2>"$TRASH_DIRECTORY/al.err") || test $? = 3; } &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $slow &&
+	test "$(json_get r.json culprits[0].checks.rebuild)" = pass &&
+	test "$(json_get r.json culprits[0].aligned.pairs)" -ge 2 &&
+	test "$(json_get r.json culprits[0].rebuild.boots)" -ge 4 &&
+	pv=$(json_get r.json culprits[0].rebuild.commits[0]) &&
+	cv=$(json_get r.json culprits[0].rebuild.commits[1]) &&
+	# the variants: the trees of the two, each on top of its commit
+	test "$(git -C "$DEMO" rev-parse $cv^)" = $slow &&
+	test "$(git -C "$DEMO" rev-parse $pv^)" = "$(git -C "$DEMO" rev-parse demo-slow~1)" &&
+	test "$(git -C "$DEMO" rev-parse $cv^{tree})" = "$(git -C "$DEMO" rev-parse demo-slow^{tree})" &&
+	test "$(git -C "$DEMO" rev-parse $pv^{tree})" = "$(git -C "$DEMO" rev-parse demo-slow~1^{tree})" &&
+	# their kernels have the option, the commits their own do not
+	for v in $pv $cv; do
+		"$KBISECT" build $v --repo "$DEMO" --db k.db --target "$VM" >bv &&
+		grep "^cached" bv &&
+		grep -x "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y" "$(sed -n "s/^artifacts //p" bv)/config" ||
+		return 1
+	done &&
+	"$KBISECT" build $slow --repo "$DEMO" --db k.db --target "$VM" >bs &&
+	grep "^cached" bs &&
+	! grep "^CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y" "$(sed -n "s/^artifacts //p" bs)/config" &&
+	"$KBISECT" report --db k.db >r.txt &&
+	grep "^checks: parent vs culprit pass, revert on BAD pass, rebuild pass," r.txt &&
+	grep "^rebuild with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs; it cost 2 builds ([0-9]* s), [0-9]* boots, [0-9]* runs\$" r.txt &&
+	"$KBISECT" log --db k.db >al.log &&
+	grep -x "aligned $slow $pv $cv" al.log &&
+	test -z "$(vms_left al.err)"
+'
+
 # A performance bisection in VMs while the machine is made slower for a
 # stretch of time: a CPU hog on the host (every processor busy), started
 # during calibration and stopped a few minutes later.  The culprit named
@@ -800,7 +843,9 @@ test_expect_success LIBVIRT 'a culprit that changes a comment: its kernel is its
 	KBISECT_COMMIT=$base KBISECT_BOOT=1 KBISECT_RUN=1 sh "$TRASH_DIRECTORY/keyed.sh" >t0 &&
 	grep "^t: 10[3-7]\.[0-9]*\$" t1 && grep "^t: \(9[7-9]\|10[0-2]\)\.[0-9]*\$" t0 &&
 	test_expect_code 3 "$KBISECT" start $base $d --repo "$DEMO" --db k.db --target "$VM" \
-		--bench "$TRASH_DIRECTORY/keyed.json" --seed 3 >noop.out 2>noop.err &&
+		--bench "$TRASH_DIRECTORY/keyed.json" --seed 3 --rebuild-check off \
+		>noop.out 2>noop.err &&
+	grep "^rebuild: n/a, turned off (--rebuild-check off)\$" noop.out &&
 	report_json &&
 	test "$(json_get r.json verdict)" = inconclusive &&
 	test "$(json_get r.json culprits[0].commit)" = $c &&

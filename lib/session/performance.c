@@ -701,9 +701,8 @@ static int make_aligned(struct kb_session *s, const char *culprit)
 	if (ret == 0) {
 		git_oid_tostr(ph, sizeof(ph), &pv);
 		git_oid_tostr(ch, sizeof(ch), &cv);
-		kb_session_say(s, KB_SAY_INFO, "%.12s and its parent, with %s=y: %.12s and "
-			       "%.12s (built while the verification runs)", culprit,
-			       KB_ALIGN_OPTION, ch, ph);
+		kb_session_say(s, KB_SAY_INFO, "%.12s and its parent with %s=y, for the "
+			       "rebuild check: %.12s and %.12s", culprit, KB_ALIGN_OPTION, ch, ph);
 	} else {
 		kb_session_say(s, KB_SAY_INFO, "no rebuild check of %.12s: %s", culprit, why);
 	}
