@@ -714,10 +714,17 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 		goto out;
 	for (n = 1; job->setup && job->setup[n - 1]; n++) {
 		const char *argv[] = { "sh", "-c", job->setup[n - 1], NULL };
+		char *cmd = kb_ssh_command(t->dir, (const char *const *)t->env, argv);
+		struct kb_output kept;
 		int st;
 
+		/* the end of what it printed, however much */
+		kb_output_init(&kept, 0, 0);
+		ret = kb_ssh_run_kept(t->conn, cmd, t->timeout, &kept, &st);
+		free(cmd);
 		kb_buf_release(&out);
-		ret = host_run(t, t->dir, (const char *const *)t->env, argv, t->timeout, &out, &st);
+		kb_output_last(&kept, 600, &out);
+		kb_output_release(&kept);
 		if (ret < 0) {
 			snprintf(base->fault, sizeof(base->fault), "the host was lost during "
 				 "the benchmark's setup: %s", kb_error_last());
@@ -727,7 +734,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 			goto out;
 		}
 		if (ret == 1 || st != 0) {
-			const char *o = out.len > 600 ? out.ptr + out.len - 600 : out.ptr;
+			const char *o = out.ptr;
 
 			if (ret == 1)
 				snprintf(base->fault, sizeof(base->fault), "setup command %d did "

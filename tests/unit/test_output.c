@@ -154,3 +154,45 @@ TEST(test_output__runner_keeps_head_and_tail)
 	free(o);
 	free(dir);
 }
+
+/* A console that another process writes: its middle's blocks given back
+ * as it grows, its head and tail untouched, then kept as kept text. */
+TEST(test_output__punch_the_middle_of_a_growing_file)
+{
+	char *p = kb_asprintf("%s/console", kb_test_dir()), *q = kb_asprintf("%s/kept", kb_test_dir());
+	struct kb_buf head = KB_BUF_INIT, tail = KB_BUF_INIT;
+	char block[65536];
+	struct stat st;
+	off_t done = 0, read_done = 0;
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600), i;
+
+	CHECK(fd >= 0);
+	for (i = 0; i < 160; i++) {
+		memset(block, 'a' + i % 26, sizeof(block));
+		CHECK(write(fd, block, sizeof(block)) == (ssize_t)sizeof(block));
+		if (i % 16 == 15)
+			kb_output_punch_middle(fd, KB_OUTPUT_HEAD, KB_OUTPUT_TAIL, &done);
+	}
+	CHECK(fsync(fd) == 0 && fstat(fd, &st) == 0);
+	CHECK(st.st_size == 160 * 65536);
+	if (!done || (off_t)st.st_blocks * 512 > st.st_size / 2) {
+		close(fd);
+		SKIP("this file system does not punch holes");
+	}
+	CHECK_MSG((off_t)st.st_blocks * 512 <= (off_t)(KB_OUTPUT_HEAD + 3 * KB_OUTPUT_TAIL),
+		  "%lld blocks", (long long)st.st_blocks);
+	/* the first and the last MiB as they were written */
+	CHECK(kb_output_read(p, &head, &tail) == 0);
+	CHECK(head.ptr[0] == 'a' && head.ptr[KB_OUTPUT_HEAD - 1] == 'a' + 15 % 26);
+	CHECK(tail.ptr[0] == 'a' + 144 % 26 && tail.ptr[tail.len - 1] == 'a' + 159 % 26);
+	kb_buf_release(&head);
+	kb_buf_release(&tail);
+	/* what was read gives its blocks back too */
+	kb_output_punch_read(fd, 8 * 65536 * 16, &read_done);
+	CHECK(read_done == 8 << 20);
+	close(fd);
+	CHECK(kb_output_keep_file(p, q) == 0);
+	CHECK(stat(q, &st) == 0 && st.st_size < KB_OUTPUT_HEAD + KB_OUTPUT_TAIL + 100);
+	free(p);
+	free(q);
+}
