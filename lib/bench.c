@@ -674,3 +674,15 @@ int kb_metric_extract_one(const struct kb_bench *b, const struct kb_metric *mt,
 		return 0;
 	}
 }
+
+int kb_metric_extract_kept(const struct kb_bench *b, const struct kb_metric *m,
+			   const char *head, const char *tail, double *value)
+{
+	int ret = m ? kb_metric_extract_one(b, m, head, value) :
+		      kb_metric_extract(b, head, value);
+
+	if (ret == 0 || !tail || !*tail || !b->has_metric)
+		return ret;
+	kb_error_clear();
+	return m ? kb_metric_extract_one(b, m, tail, value) : kb_metric_extract(b, tail, value);
+}

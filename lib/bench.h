@@ -81,5 +81,12 @@ int kb_metric_extract(const struct kb_bench *b, const char *output, double *valu
  */
 int kb_metric_extract_one(const struct kb_bench *b, const struct kb_metric *m,
 			  const char *output, double *value);
+/*
+ * The same from an output kept in two parts (output.h): its head, then its
+ * tail (NULL or "" when the output was kept whole) when the head does not
+ * have the value.  m is NULL for the primary metric.
+ */
+int kb_metric_extract_kept(const struct kb_bench *b, const struct kb_metric *m,
+			   const char *head, const char *tail, double *value);
 
 #endif

@@ -13,7 +13,8 @@
  *     build.lock           one build at a time among a pool's processes
  *     ahead/               what a child building ahead built
  *     logs/                build, setup, console and power-cycle logs
- *     runs/<id>/           the runner files of each run
+ *     runs/<id>/           the runner files of a run under way (and of one
+ *                          whose output a message names)
  *     worktree/, worktree.index, worktree-<slot>/
  *                          the work trees of tests here
  *     artifact, artifact-<slot>

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "output.h"
 #include "util.h"
 
 extern char **environ;
@@ -116,9 +118,80 @@ static long count_lines(const char *path)
 	return n;
 }
 
-/* Wait for pid, killing its process group after the timeout. */
+/*
+ * The output of a runner's command, through a pipe: what is kept of it
+ * (output.h), and the file that shows it, the head as it comes and what
+ * follows at most once a second, and once more at the end.
+ */
+struct pump {
+	int rfd, outfd;
+	struct kb_output kept;
+	size_t written;    /* bytes of the head in the file */
+	double synced;     /* when what follows the head was written */
+	int dirty;         /* ... and whether it changed since */
+};
+
+static void write_at(int fd, const char *p, size_t len, off_t off)
+{
+	while (len) {
+		ssize_t n = pwrite(fd, p, len, off);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return; /* a full disk: the outcome still counts */
+		p += n;
+		len -= (size_t)n;
+		off += n;
+	}
+}
+
+static void pump_sync(struct pump *p, int force)
+{
+	struct kb_buf b = KB_BUF_INIT;
+
+	if (p->written < p->kept.head.len) {
+		write_at(p->outfd, p->kept.head.ptr + p->written,
+			 p->kept.head.len - p->written, (off_t)p->written);
+		p->written = p->kept.head.len;
+	}
+	if (!p->dirty || p->kept.total == p->kept.head.len ||
+	    (!force && kb_now() - p->synced < 1))
+		return;
+	kb_output_render_after_head(&p->kept, &b);
+	write_at(p->outfd, b.ptr, b.len, (off_t)p->written);
+	if (ftruncate(p->outfd, (off_t)(p->written + b.len))) {}
+	kb_buf_release(&b);
+	p->synced = kb_now();
+	p->dirty = 0;
+}
+
+/* Take what the pipe holds (up to 'most' reads); 0 at its end. */
+static int pump_read(struct pump *p, int most)
+{
+	char buf[65536];
+	int more = 1;
+
+	while (most-- > 0) {
+		ssize_t n = read(p->rfd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			more = n < 0 && errno == EAGAIN;
+			break;
+		}
+		kb_output_add(&p->kept, buf, (size_t)n);
+		p->dirty = 1;
+	}
+	pump_sync(p, 0);
+	return more;
+}
+
+/* Wait for pid, killing its process group after the timeout; its output
+ * (through 'pump', or NULL) taken as it comes. */
 static void supervise_tick(pid_t pid, double timeout, struct kb_run_result *res,
-			   struct tick *tick)
+			   struct tick *tick, struct pump *pump)
 {
 	double start = kb_now(), deadline = timeout > 0 ? start + timeout : 0;
 	int status, killed = 0;
@@ -141,6 +214,15 @@ static void supervise_tick(pid_t pid, double timeout, struct kb_run_result *res,
 				deadline = kb_now() + 5;
 			killed++;
 		}
+		if (pump && pump->rfd >= 0) {
+			struct pollfd pf = { pump->rfd, POLLIN, 0 };
+
+			if (poll(&pf, 1, 10) > 0 && !pump_read(pump, 16)) {
+				close(pump->rfd);
+				pump->rfd = -1;
+			}
+			continue;
+		}
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 
 		nanosleep(&ts, NULL);
@@ -159,12 +241,12 @@ static void supervise_tick(pid_t pid, double timeout, struct kb_run_result *res,
 	}
 	/* leave nothing of the command behind */
 	kill(-pid, SIGKILL);
+	/* what it wrote before it ended; not what a process that left its
+	 * group writes on, which is cut off with the pipe */
+	if (pump && pump->rfd >= 0)
+		pump_read(pump, 1024);
 }
 
-static void supervise(pid_t pid, double timeout, struct kb_run_result *res)
-{
-	supervise_tick(pid, timeout, res, NULL);
-}
 
 static void write_status(const char *dir, const struct kb_run_result *res)
 {
@@ -225,7 +307,7 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 	lockp = kb_asprintf("%s/lock", dir);
 	outp = kb_asprintf("%s/output", dir);
 	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	outfd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+	outfd = open(outp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	free(lockp);
 	free(outp);
 	if (lockfd < 0 || outfd < 0 || flock(lockfd, LOCK_EX) < 0) {
@@ -241,9 +323,12 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 	if (p == 0) {
 		/* the runner: it keeps lockfd (and so the lock) until it exits */
 		struct kb_run_result res;
-		pid_t cmd;
+		struct pump pump = { -1, outfd };
+		int pfd[2] = { -1, -1 };
+		pid_t cmd = -1;
 
 		memset(&res, 0, sizeof(res));
+		kb_output_init(&pump.kept, 0, 0);
 		/*
 		 * A process group of its own: a Ctrl-C (or any signal sent to
 		 * the orchestrator's group) must not kill the runner with
@@ -256,7 +341,16 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		signal(SIGPIPE, SIG_IGN);
-		cmd = spawn(spec, outfd, &res);
+		/* the output comes through a pipe, to keep its head and tail */
+		if (pipe2(pfd, O_CLOEXEC) < 0)
+			snprintf(res.message, sizeof(res.message), "pipe: %s", strerror(errno));
+		else
+			cmd = spawn(spec, pfd[1], &res);
+		if (pfd[1] >= 0)
+			close(pfd[1]);
+		pump.rfd = pfd[0];
+		if (pump.rfd >= 0)
+			fcntl(pump.rfd, F_SETFL, O_NONBLOCK);
 		if (cmd > 0) {
 			char *pg = kb_asprintf("%s/pgid", dir), num[32];
 			int n = snprintf(num, sizeof(num), "%ld\n", (long)cmd);
@@ -266,10 +360,13 @@ int kb_runner_start(const char *dir, const struct kb_run_spec *spec, pid_t *pid)
 		}
 		if (cmd < 0) {
 			res.outcome = KB_RUN_EXEC_FAILED;
-			if (write(outfd, res.message, strlen(res.message))) {}
+			kb_output_add(&pump.kept, res.message, strlen(res.message));
+			pump.dirty = 1;
 		} else {
-			supervise(cmd, spec->timeout, &res);
+			supervise_tick(cmd, spec->timeout, &res, NULL, &pump);
 		}
+		/* the output is whole before the outcome says the run ended */
+		pump_sync(&pump, 1);
 		write_status(dir, &res);
 		_exit(0);
 	}
@@ -346,7 +443,7 @@ int kb_run_simple_progress(const struct kb_run_spec *spec, const char *log,
 		res->outcome = KB_RUN_EXEC_FAILED;
 		return kb_error(KB_EINFRA, "%s", res->message);
 	}
-	supervise_tick(pid, spec->timeout, res, every > 0 ? &tick : NULL);
+	supervise_tick(pid, spec->timeout, res, every > 0 ? &tick : NULL, NULL);
 	close(outfd);
 	return 0;
 }

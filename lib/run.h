@@ -2,9 +2,11 @@
  * run.h - run a test command so that its result survives the orchestrator.
  *
  * kb_runner_start() forks a small runner process that starts the command in
- * a process group of its own (stdin from /dev/null, stdout and stderr to
- * DIR/output), enforces the timeout, and writes the outcome to DIR/status
- * atomically before it exits.  The runner holds a lock on DIR/lock for its
+ * a process group of its own (stdin from /dev/null, stdout and stderr to a
+ * pipe the runner reads), enforces the timeout, and writes the outcome to
+ * DIR/status atomically before it exits.  DIR/output holds what is kept of
+ * the output (output.h: its first and its last MiB): the head as it comes,
+ * the tail at most a second late, and all of it before the outcome.  The runner holds a lock on DIR/lock for its
  * whole life.  kb_runner_wait() takes that lock, so it returns when the
  * runner is gone, whether the runner is a child of this process or was
  * left behind by an orchestrator that died: a finished command's result is

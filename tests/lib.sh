@@ -465,6 +465,15 @@ test_grep () {
 	return 1
 }
 
+# test_run_started ID [DB]: run ID of the database DB (default
+# .git/kbisect.db) has started.  Its directory is there while it runs only,
+# so the database says it.
+test_run_started () {
+	test -d "${2:-.git/kbisect.db}.d/runs/$1" ||
+	test "$(sqlite3 "${2:-.git/kbisect.db}" "select count(*) > 0 from runs where id >= $1" \
+		2>/dev/null)" = 1
+}
+
 # test_wait_for CODE [TRIES]: evaluate CODE every 0.05 s until it succeeds;
 # give up (return 1) after TRIES tries, default 400 (20 s).  For waiting on
 # background processes, never for asserting how long something takes.

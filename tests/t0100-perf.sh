@@ -134,7 +134,7 @@ test_expect_success 'kill -9 in the middle of a run, resume: same culprit, no sa
 	# this kbisect only: another one on the machine may have the same words
 	"$KBISECT" start good bad --bench ../noisy.json --seed 4 >out 2>err &
 	pid=$!
-	test_wait_for "test -d .git/kbisect.db.d/runs/30" 400 &&
+	test_wait_for "test_run_started 30" 400 &&
 	kill -9 $pid && { wait $pid; true; } &&
 	"$KBISECT" resume >out2 2>err2 &&
 	"$KBISECT" report --json >r.json &&

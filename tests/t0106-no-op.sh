@@ -130,10 +130,10 @@ test_expect_success SQLITE3 'kill -9 twice, resume: the same culprit, every run 
 	rm -rf again && cp -r repo again && cd again && rm -rf .git/kbisect.db* || return 1
 	"$KBISECT" start good bad --bench ../noisy.json --build "$BUILD" --seed 4 >out 2>err &
 	pid=$!
-	test_wait_for "test -d .git/kbisect.db.d/runs/15" 400 &&
+	test_wait_for "test_run_started 15" 400 &&
 	kill -9 $pid && { wait $pid; true; } &&
 	{ "$KBISECT" resume >out2 2>err2 & pid=$!; } &&
-	test_wait_for "test -d .git/kbisect.db.d/runs/45" 400 &&
+	test_wait_for "test_run_started 45" 400 &&
 	kill -9 $pid && { wait $pid; true; } &&
 	"$KBISECT" resume >out3 2>err3 &&
 	"$KBISECT" report --json >r.json &&

@@ -64,17 +64,18 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 		      const struct kb_run_result *res)
 {
 	struct kb_run_row r = *started;
-	struct kb_buf tail = KB_BUF_INIT;
-	char why[1400] = "", *dir = kb_session_run_dir(s, started->id), *out;
+	struct kb_buf head = KB_BUF_INIT, tail = KB_BUF_INIT;
+	char why[1400] = "", *dir = kb_session_run_dir(s, started->id), *out, *last;
 	char mark = classify(res, why, sizeof(why));
 	int ret;
 
 	out = kb_asprintf("%s/output", dir);
-	kb_read_tail(out, &tail, 2048);
+	kb_output_read(out, &head, &tail);
 	kb_error_clear();
+	last = kb_session_output_last(&head, &tail);
 	kb_session_run_outcome(&r, res);
 	r.state = mark ? KB_RUN_DONE : KB_RUN_ABORTED;
-	r.output_tail = tail.ptr;
+	r.output_tail = last;
 	if ((ret = kb_session_record_run(s, &r, res, mark, mark ? NULL : why)) < 0)
 		goto out;
 	if (mark && res->outcome == KB_RUN_CRASHED) {
@@ -86,8 +87,11 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix the test and "
 			       "run 'kbisect resume'", why, r.sha, out);
 	}
+	kb_session_run_tidy(s, &r, !mark);
 out:
+	kb_buf_release(&head);
 	kb_buf_release(&tail);
+	free(last);
 	free(dir);
 	free(out);
 	return ret;

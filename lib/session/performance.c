@@ -539,7 +539,8 @@ static int is_node(struct kb_session *s, const char *sha, long *node)
 /* The benchmark's secondary metrics in a run's output, into r->metrics
  * (their names borrowed from the benchmark): one that is not there is
  * recorded as missing, for only the primary metric decides the run. */
-static void extract_secondary(struct kb_session *s, const char *output, struct kb_run_row *r)
+static void extract_secondary(struct kb_session *s, const char *head, const char *tail,
+			      struct kb_run_row *r)
 {
 	const struct kb_bench *b = &s->spec.bench;
 	size_t i;
@@ -553,7 +554,8 @@ static void extract_secondary(struct kb_session *s, const char *output, struct k
 		struct kb_run_metric *m = &r->metrics[i];
 
 		m->name = b->metrics[i].name;
-		m->has_value = kb_metric_extract_one(b, &b->metrics[i], output, &m->value) == 0;
+		m->has_value = kb_metric_extract_kept(b, &b->metrics[i], head, tail,
+						      &m->value) == 0;
 	}
 	r->nmetrics = b->nmetrics;
 	kb_error_clear();
@@ -563,23 +565,25 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		       const struct kb_run_result *res)
 {
 	struct kb_run_row r = *started;
-	struct kb_buf out = KB_BUF_INIT, tail = KB_BUF_INIT;
+	struct kb_buf head = KB_BUF_INIT, tail = KB_BUF_INIT;
 	char *dir = kb_session_run_dir(s, started->id), *path = kb_asprintf("%s/output", dir);
-	char why[1400] = "";
+	char why[1400] = "", *last;
 	long node;
 	int ret, skip = 0;
 
-	kb_read_tail(path, &out, 1 << 20);
-	kb_read_tail(path, &tail, 2048);
+	/* the metrics come from the head of the output, or its tail */
+	kb_output_read(path, &head, &tail);
 	kb_error_clear();
+	last = kb_session_output_last(&head, &tail);
 	kb_session_run_outcome(&r, res);
 	r.state = KB_RUN_DONE;
-	r.output_tail = tail.ptr;
+	r.output_tail = last;
 	r.metrics = NULL;
 	r.nmetrics = 0;
 	if (res->outcome == KB_RUN_EXITED && res->exit_status == 0) {
-		extract_secondary(s, out.ptr ? out.ptr : "", &r);
-		if (kb_metric_extract(&s->spec.bench, out.ptr, &r.value) < 0) {
+		extract_secondary(s, head.ptr, tail.ptr, &r);
+		if (kb_metric_extract_kept(&s->spec.bench, NULL, head.ptr, tail.ptr,
+					   &r.value) < 0) {
 			snprintf(why, sizeof(why), "%s", kb_error_last());
 			r.state = KB_RUN_ABORTED;
 		} else {
@@ -630,9 +634,11 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 			       "'kbisect resume'", why, r.sha, path);
 	else
 		ret = skip;
+	kb_session_run_tidy(s, &r, *why || (skip && res->outcome != KB_RUN_CRASHED));
 out:
-	kb_buf_release(&out);
+	kb_buf_release(&head);
 	kb_buf_release(&tail);
+	free(last);
 	free(r.metrics);
 	free(dir);
 	free(path);

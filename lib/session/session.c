@@ -383,6 +383,35 @@ int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
 	return kb_session_record(s, r, ev, n, r->sha, mark, "test");
 }
 
+char *kb_session_output_last(const struct kb_buf *head, const struct kb_buf *tail)
+{
+	const struct kb_buf *b = tail->len ? tail : head;
+	size_t n = b->len > 2048 ? 2048 : b->len;
+
+	return kb_strndup(b->ptr + b->len - n, n);
+}
+
+void kb_session_run_tidy(struct kb_session *s, const struct kb_run_row *r, int keep)
+{
+	char *dir;
+
+	if (keep)
+		return;
+	dir = kb_session_run_dir(s, r->id);
+	kb_remove_tree(dir);
+	kb_error_clear();
+	free(dir);
+}
+
+/* Is the directory of the finished run 'r' one a message named (see
+ * kb_session_run_tidy())? */
+static int run_kept(struct kb_session *s, const struct kb_run_row *r)
+{
+	return r->state == KB_RUN_ABORTED ||
+	       (r->state == KB_RUN_DONE && s->spec.bench.has_metric && !r->has_value &&
+		r->exit_status > 0 && r->exit_status < 126);
+}
+
 static void on_wait(void *ctx)
 {
 	kb_session_say(ctx, KB_SAY_INFO, "waiting for a test left running by an earlier kbisect");
@@ -399,8 +428,11 @@ int kb_session_recover(struct kb_session *s, struct kb_target *t)
 		char *dir;
 		int found = 0;
 
-		if (r->state != KB_RUN_STARTED)
+		if (r->state != KB_RUN_STARTED) {
+			/* the directory of a run recorded just before a crash */
+			kb_session_run_tidy(s, r, run_kept(s, r));
 			continue;
+		}
 		dir = kb_session_run_dir(s, r->id);
 		ret = kb_runner_wait(dir, &res, &found, on_wait, s);
 		free(dir);

@@ -7,6 +7,7 @@
 #define KB_SESSION_INT_H
 
 #include "event.h"
+#include "output.h"
 #include "run.h"
 #include "session.h"
 
@@ -52,6 +53,15 @@ int kb_session_record(struct kb_session *s, const struct kb_run_row *run,
  * 'why' (NULL: none) it stops the session. */
 int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
 			  const struct kb_run_result *res, char mark, const char *why);
+/* The last bytes of a run's output read by kb_output_read() (its tail, or
+ * its head when it was kept whole), for the database (malloc'd). */
+char *kb_session_output_last(const struct kb_buf *head, const struct kb_buf *tail);
+/*
+ * Once the outcome of run 'r' is in the database: remove its directory,
+ * unless 'keep' (a message names its output, for the user to read: a run
+ * that stopped the session, a benchmark that failed at a commit).
+ */
+void kb_session_run_tidy(struct kb_session *s, const struct kb_run_row *r, int keep);
 /* Add a warning {kind, message} to a report's array. */
 void kb_report_warn(json_t *warnings, const char *kind, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -473,8 +473,10 @@ static void wait_socket(struct kb_ssh *s, double deadline)
 	poll(&p, 1, (int)(left * 1000));
 }
 
-int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
-	       struct kb_buf *out, struct kb_buf *err, size_t max, int *status)
+/* kb_ssh_run(), or with 'kept' kb_ssh_run_kept(): its output to 'kept'. */
+static int ssh_run(struct kb_ssh *s, const char *command, double timeout,
+		   struct kb_buf *out, struct kb_buf *err, size_t max,
+		   struct kb_output *kept, int *status)
 {
 	struct kb_buf *to_err = err ? err : out;
 	LIBSSH2_CHANNEL *ch;
@@ -508,7 +510,9 @@ int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 			if (n == 0)
 				break;
 			got = 1;
-			if (out && out->len < max)
+			if (kept)
+				kb_output_add(kept, buf, (size_t)n);
+			else if (out && out->len < max)
 				kb_buf_add(out, buf, (size_t)n > max - out->len ? max - out->len : (size_t)n);
 		}
 		for (;;) {
@@ -521,7 +525,9 @@ int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 				goto out;
 			}
 			got = 1;
-			if (to_err && to_err->len < max)
+			if (kept)
+				kb_output_add(kept, buf, (size_t)n);
+			else if (to_err && to_err->len < max)
 				kb_buf_add(to_err, buf, (size_t)n > max - to_err->len ?
 					   max - to_err->len : (size_t)n);
 		}
@@ -574,6 +580,18 @@ out:
 	}
 	libssh2_channel_free(ch);
 	return ret;
+}
+
+int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
+	       struct kb_buf *out, struct kb_buf *err, size_t max, int *status)
+{
+	return ssh_run(s, command, timeout, out, err, max, NULL, status);
+}
+
+int kb_ssh_run_kept(struct kb_ssh *s, const char *command, double timeout,
+		    struct kb_output *kept, int *status)
+{
+	return ssh_run(s, command, timeout, NULL, NULL, 0, kept, status);
 }
 
 /* Write one file over an open SFTP session. */

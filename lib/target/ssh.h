@@ -18,6 +18,7 @@
 #ifndef KB_SSH_H
 #define KB_SSH_H
 
+#include "output.h"
 #include "util.h"
 
 struct kb_ssh_opts {
@@ -50,6 +51,10 @@ const char *kb_ssh_name(const struct kb_ssh *s);
  */
 int kb_ssh_run(struct kb_ssh *s, const char *command, double timeout,
 	       struct kb_buf *out, struct kb_buf *err, size_t max, int *status);
+/* The same, its standard output and error both to 'kept' (its head and
+ * tail: output.h), however long. */
+int kb_ssh_run_kept(struct kb_ssh *s, const char *command, double timeout,
+		    struct kb_output *kept, int *status);
 
 /* Upload 'len' bytes to the file 'path' on the host (mode 'mode'). */
 int kb_ssh_upload(struct kb_ssh *s, const char *path, const void *data, size_t len,

@@ -41,6 +41,7 @@
 #include <jansson.h>
 
 #include "machine.h"
+#include "output.h"
 #include "target.h"
 #include "util.h"
 
@@ -77,6 +78,10 @@ struct vm_target {
 	char nonce[17];
 	struct kb_buf data;        /* data port text not consumed yet */
 	off_t data_off;
+	/* how far the blocks of the data port's file (read already) and of the
+	 * console's middle (cut when it is kept) were given back, and when */
+	off_t data_freed, console_freed;
+	double freed_at;
 	int runs, next_run, done;
 	double timeout, last_progress;
 
@@ -414,7 +419,7 @@ static void end_boot(struct vm_target *t, int keep_files)
 
 		/* best effort, and never in place of the error being returned */
 		if (kb_mkdir_p(logs, 0700) == 0)
-			rename(t->console_path, t->console_kept);
+			kb_output_keep_file(t->console_path, t->console_kept);
 		kb_remove_tree(t->dir);
 		kb_error_clear();
 		if (code)
@@ -429,7 +434,7 @@ static void end_boot(struct vm_target *t, int keep_files)
 	free(t->console_kept);
 	t->name = t->dir = t->data_path = t->console_path = t->console_kept = NULL;
 	kb_buf_release(&t->data);
-	t->data_off = 0;
+	t->data_off = t->data_freed = t->console_freed = 0;
 	t->done = 0;
 }
 
@@ -818,14 +823,25 @@ static int read_data(struct vm_target *t)
 		pump_port(&t->port[0]);
 		pump_port(&t->port[1]);
 	}
-	if ((fd = open(t->data_path, O_RDONLY | O_CLOEXEC)) < 0)
+	if ((fd = open(t->data_path, O_RDWR | O_CLOEXEC)) < 0 &&
+	    (fd = open(t->data_path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	while ((n = pread(fd, buf, sizeof(buf), t->data_off)) > 0) {
 		kb_buf_add(&t->data, buf, (size_t)n);
 		t->data_off += n;
 		got = 1;
 	}
+	/* what was read takes no room on the disk; nor does the middle of a
+	 * long console, which is cut (output.h) */
+	kb_output_punch_read(fd, t->data_off, &t->data_freed);
 	close(fd);
+	if (kb_now() - t->freed_at >= 1) {
+		t->freed_at = kb_now();
+		if ((fd = open(t->console_path, O_RDWR | O_CLOEXEC)) >= 0) {
+			kb_output_punch_middle(fd, KB_OUTPUT_HEAD, KB_OUTPUT_TAIL, &t->console_freed);
+			close(fd);
+		}
+	}
 	return got;
 }
 
@@ -892,11 +908,64 @@ static void set_fault(struct vm_target *t, const char *when, int hung, double se
 	free(why);
 }
 
+/* What the guest printed of a command: its head and tail (output.h),
+ * its \r\n made \n. */
+struct guest_out {
+	struct kb_output kept;
+	int cr;                    /* a \r came last: a \n may follow */
+};
+
+static void guest_out_init(struct guest_out *o)
+{
+	kb_output_init(&o->kept, 0, 0);
+	o->cr = 0;
+}
+
+static void guest_out_add(struct guest_out *o, const char *p, size_t len)
+{
+	size_t i, from = 0;
+
+	if (!o || !len)
+		return;
+	if (o->cr && p[0] != '\n')
+		kb_output_add(&o->kept, "\r", 1);
+	o->cr = 0;
+	for (i = 0; i < len; i++) {
+		if (p[i] != '\r')
+			continue;
+		if (i + 1 == len || p[i + 1] == '\n') {
+			kb_output_add(&o->kept, p + from, i - from);
+			from = i + 1;
+			o->cr = i + 1 == len;
+		}
+	}
+	kb_output_add(&o->kept, p + from, len - from);
+}
+
+/* The end of the command's text: a \r left over is its own. */
+static void guest_out_end(struct guest_out *o)
+{
+	if (o->cr)
+		kb_output_add(&o->kept, "\r", 1);
+	o->cr = 0;
+}
+
+/* Take the first 'n' bytes of t->data off it, to 'out' (may be NULL). */
+static void data_take(struct vm_target *t, struct guest_out *out, size_t n)
+{
+	guest_out_add(out, t->data.ptr, n);
+	memmove(t->data.ptr, t->data.ptr + n, t->data.len - n);
+	t->data.len -= n;
+	t->data.ptr[t->data.len] = '\0';
+}
+
 /*
  * Take the next line of ours ("KBISECT-<nonce> WORDS") off t->data.  The
- * text before it goes to 'out' (may be NULL).  1 when a line was taken.
+ * text before it goes to 'out' (may be NULL), and so does the text that
+ * cannot be the start of one as it comes: t->data stays short however
+ * much a command prints.  1 when a line was taken.
  */
-static int next_line(struct vm_target *t, struct kb_buf *out, char *line, size_t len)
+static int next_line(struct vm_target *t, struct guest_out *out, char *line, size_t len)
 {
 	char mark[32];
 	char *p, *eol;
@@ -908,13 +977,19 @@ static int next_line(struct vm_target *t, struct kb_buf *out, char *line, size_t
 		return 0;
 	/* the guest starts each line of ours with a newline of its own */
 	p = memmem(t->data.ptr, t->data.len, mark, mlen);
-	if (!p)
+	if (!p) {
+		/* all but what may be the start of a mark */
+		if (t->data.len >= mlen)
+			data_take(t, out, t->data.len - (mlen - 1));
 		return 0;
+	}
 	eol = memchr(p + mlen, '\n', t->data.len - (size_t)(p + mlen - t->data.ptr));
-	if (!eol)
+	if (!eol) {
+		data_take(t, out, (size_t)(p - t->data.ptr));
 		return 0;
+	}
 	if (out && p > t->data.ptr)
-		kb_buf_add(out, t->data.ptr, (size_t)(p - t->data.ptr));
+		guest_out_add(out, t->data.ptr, (size_t)(p - t->data.ptr));
 	snprintf(line, len, "%.*s", (int)(eol - (p + mlen)), p + mlen);
 	line[strcspn(line, "\r")] = '\0';
 	{
@@ -931,7 +1006,7 @@ static int next_line(struct vm_target *t, struct kb_buf *out, char *line, size_t
 enum wait_result { W_LINE, W_ENDED, W_TIMEOUT, W_LOST };
 
 /* Wait for the next line of ours, up to 'timeout' seconds without one. */
-static enum wait_result wait_line(struct vm_target *t, struct kb_buf *out, char *line,
+static enum wait_result wait_line(struct vm_target *t, struct guest_out *out, char *line,
 				  size_t len, double timeout)
 {
 	double start = kb_now();
@@ -997,7 +1072,7 @@ static int start_domain(struct vm_target *t, const char *accel, int attempts)
 	unlink(t->data_path);
 	unlink(t->console_path);
 	kb_buf_release(&t->data);
-	t->data_off = 0;
+	t->data_off = t->data_freed = t->console_freed = 0;
 	for (attempt = 1; attempt <= attempts; attempt++) {
 		t->dom = virDomainCreateXML(t->conn, xml, t->remote ? VIR_DOMAIN_START_PAUSED : 0);
 		if (t->dom)
@@ -1061,13 +1136,15 @@ static int boot_once(struct vm_target *t, const char *accel, double timeout, con
 static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 {
 	struct vm_target *t = (struct vm_target *)base;
-	struct kb_buf rel = KB_BUF_INIT, out = KB_BUF_INIT;
+	struct kb_buf rel = KB_BUF_INIT;
+	struct guest_out out;
 	char accel[16], line[512];
 	double started;
 	int ret, n;
 
 	end_boot(t, 0);
 	base->fault[0] = '\0';
+	guest_out_init(&out);
 	if (virConnectIsAlive(t->conn) != 1) {
 		kb_target_say(&t->base, "the connection to libvirt at %s broke: connecting "
 			      "again", t->uri ? t->uri : "qemu:///system");
@@ -1161,7 +1238,8 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 		enum wait_result w;
 		int st = -1;
 
-		kb_buf_release(&out);
+		kb_output_release(&out.kept);
+		guest_out_init(&out);
 		w = wait_line(t, &out, line, sizeof(line), t->timeout);
 		if (w == W_LINE && sscanf(line, "SETUP-BEGIN %d", &st) == 1)
 			w = wait_line(t, &out, line, sizeof(line), t->timeout);
@@ -1175,10 +1253,12 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 			goto out;
 		}
 		if (sscanf(line, "SETUP-END %*d %d", &st) != 1 || st != 0) {
-			const char *o = out.len > 600 ? out.ptr + out.len - 600 : out.ptr ? out.ptr : "";
+			struct kb_buf o = KB_BUF_INIT;
 
+			kb_output_last(&out.kept, 600, &o);
 			snprintf(base->fault, sizeof(base->fault), "setup command %d failed in "
-				 "the guest (exit %d): %s", n, st, o);
+				 "the guest (exit %d): %s", n, st, o.ptr);
+			kb_buf_release(&o);
 			ret = 1;
 			goto out;
 		}
@@ -1187,7 +1267,7 @@ out:
 	if (ret != 0)
 		end_boot(t, 0);
 	kb_buf_release(&rel);
-	kb_buf_release(&out);
+	kb_output_release(&out.kept);
 	return ret;
 }
 
@@ -1204,20 +1284,15 @@ static int vm_run_start(struct kb_target *base, const struct kb_run_spec *spec,
 	return kb_mkdir_p(rundir, 0700);
 }
 
-static int write_output(const char *rundir, struct kb_buf *out)
+static int write_output(const char *rundir, struct guest_out *out)
 {
 	char *p = kb_asprintf("%s/output", rundir);
-	size_t i, j;
 	int ret;
 
+	guest_out_end(out);
 	/* a newline the guest put before our line is not the benchmark's */
-	if (out->len && out->ptr[out->len - 1] == '\n')
-		out->ptr[--out->len] = '\0';
-	for (i = j = 0; i < out->len; i++)
-		if (!(out->ptr[i] == '\r' && i + 1 < out->len && out->ptr[i + 1] == '\n'))
-			out->ptr[j++] = out->ptr[i];
-	out->len = j;
-	ret = kb_write_file_atomic(p, out->ptr ? out->ptr : "", out->len, 0600);
+	kb_output_chop(&out->kept, '\n');
+	ret = kb_output_write(&out->kept, p);
 	free(p);
 	return ret;
 }
@@ -1226,7 +1301,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 		       struct kb_run_result *res, int *found)
 {
 	struct vm_target *t = (struct vm_target *)base;
-	struct kb_buf out = KB_BUF_INIT;
+	struct guest_out out;
 	char line[512], when[64];
 	enum wait_result w;
 	double start = kb_now();
@@ -1234,6 +1309,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 
 	memset(res, 0, sizeof(*res));
 	*found = 1;
+	guest_out_init(&out);
 	snprintf(when, sizeof(when), "in run %d", t->next_run);
 	w = wait_line(t, NULL, line, sizeof(line), IDLE_TIMEOUT);
 	if (w == W_LINE && (sscanf(line, "RUN-BEGIN %d", &k) != 1 || k != t->next_run)) {
@@ -1277,7 +1353,7 @@ static int vm_run_wait(struct kb_target *base, const char *rundir,
 		end_boot(t, 0);
 	}
 out:
-	kb_buf_release(&out);
+	kb_output_release(&out.kept);
 	return ret;
 }
 

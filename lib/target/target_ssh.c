@@ -714,10 +714,17 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 		goto out;
 	for (n = 1; job->setup && job->setup[n - 1]; n++) {
 		const char *argv[] = { "sh", "-c", job->setup[n - 1], NULL };
+		char *cmd = kb_ssh_command(t->dir, (const char *const *)t->env, argv);
+		struct kb_output kept;
 		int st;
 
+		/* the end of what it printed, however much */
+		kb_output_init(&kept, 0, 0);
+		ret = kb_ssh_run_kept(t->conn, cmd, t->timeout, &kept, &st);
+		free(cmd);
 		kb_buf_release(&out);
-		ret = host_run(t, t->dir, (const char *const *)t->env, argv, t->timeout, &out, &st);
+		kb_output_last(&kept, 600, &out);
+		kb_output_release(&kept);
 		if (ret < 0) {
 			snprintf(base->fault, sizeof(base->fault), "the host was lost during "
 				 "the benchmark's setup: %s", kb_error_last());
@@ -727,7 +734,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 			goto out;
 		}
 		if (ret == 1 || st != 0) {
-			const char *o = out.len > 600 ? out.ptr + out.len - 600 : out.ptr;
+			const char *o = out.ptr;
 
 			if (ret == 1)
 				snprintf(base->fault, sizeof(base->fault), "setup command %d did "
@@ -785,9 +792,9 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 			struct kb_run_result *res, int *found)
 {
 	struct ssh_target *t = (struct ssh_target *)base;
-	struct kb_buf out = KB_BUF_INIT;
+	struct kb_output out;
 	struct kb_strv env = KB_STRV_INIT;
-	char *path;
+	char *path, *cmd;
 	double start = kb_now();
 	size_t i;
 	int st = -1, ret, drops;
@@ -799,11 +806,13 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 	for (i = 0; t->env[i]; i++)
 		kb_strv_push(&env, t->env[i]);
 	kb_strv_pushf(&env, "KBISECT_RUN=%d", t->next_run);
+	cmd = kb_ssh_command(t->dir, (const char *const *)env.v, (const char *const *)t->argv);
+	kb_output_init(&out, 0, 0);
 	for (drops = 0;; drops++) {
 		char why[300];
 
-		ret = host_run(t, t->dir, (const char *const *)env.v,
-			       (const char *const *)t->argv, t->timeout, &out, &st);
+		/* its head and its tail, however much it prints */
+		ret = kb_ssh_run_kept(t->conn, cmd, t->timeout, &out, &st);
 		if (ret >= 0)
 			break;
 		snprintf(why, sizeof(why), "%s", kb_error_last());
@@ -821,26 +830,29 @@ static int ssh_run_wait(struct kb_target *base, const char *rundir,
 				       "it, then 'kbisect resume'", t->host, t->next_run,
 				       RUN_DROPS + 1);
 			kb_strv_clear(&env);
-			kb_buf_release(&out);
+			kb_output_release(&out);
+			free(cmd);
 			disconnect(t);
 			end_boot(t);
 			return ret;
 		}
 		kb_target_say(&t->base, "%s is still on the same boot: run %d runs again",
 			      t->host, t->next_run);
-		kb_buf_release(&out);
+		kb_output_release(&out);
+		kb_output_init(&out, 0, 0);
 		start = kb_now();
 	}
 	kb_strv_clear(&env);
+	free(cmd);
 	res->seconds = kb_now() - start;
 	path = kb_asprintf("%s/output", rundir);
-	if (kb_write_file_atomic(path, out.ptr, out.len, 0600) < 0) {
+	if (kb_output_write(&out, path) < 0) {
 		free(path);
-		kb_buf_release(&out);
+		kb_output_release(&out);
 		return -1;
 	}
 	free(path);
-	kb_buf_release(&out);
+	kb_output_release(&out);
 	if (ret < 0) {
 		res->outcome = KB_RUN_CRASHED;
 		snprintf(res->message, sizeof(res->message), "the host was lost in run %d: %s",
