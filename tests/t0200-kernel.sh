@@ -451,6 +451,14 @@ test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64
 	grep "^rebuild with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs; it cost 2 builds ([0-9]* s), [0-9]* boots, [0-9]* runs\$" r.txt &&
 	"$KBISECT" log --db k.db >al.log &&
 	grep -x "aligned $slow $pv $cv" al.log &&
+	# replay makes the variants again, and they must come out the same
+	rm -f al2.db && "$KBISECT" replay al.log --repo "$DEMO" --db al2.db &&
+	"$KBISECT" report --json --db al2.db >r2.json &&
+	test "$(json_get r2.json culprits[0].checks.rebuild)" = pass &&
+	test "$(json_get r2.json culprits[0].rebuild.commits[1])" = $cv &&
+	sed "s/^aligned $slow $pv .*/aligned $slow $pv $pv/" al.log >al-bad.log &&
+	rm -f al3.db && test_must_fail "$KBISECT" replay al-bad.log --repo "$DEMO" --db al3.db 2>al3.err &&
+	grep "the aligned builds do not come out as recorded" al3.err &&
 	test -z "$(vms_left al.err)"
 '
 
