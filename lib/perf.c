@@ -1292,12 +1292,15 @@ static int check(const struct pairs *ps, double expect, double extra, int strict
  * The pairs after which a check of a step 'expect' fails: VERIFY_MAX_BOOTS,
  * or, when the boots' noise is large against it, the pairs at which such
  * a step passes at Z_VERIFY with 97.5% (each pair's variance that of two
- * boots), no more than a quarter of the run budget.
+ * boots), no more than a quarter of the run budget.  The step is no more
+ * than the change from GOOD to BAD could be at 95% (calibration stops
+ * where the change looks large: its estimate is high as often as not).
  */
 static size_t verify_cap(const struct ctx *c, double expect)
 {
-	double z = Z_VERIFY + Z_POWER, need;
+	double z = Z_VERIFY + Z_POWER, need, delta = c->mu_b - c->mu_g;
 
+	expect = fmin(expect, fmax(delta - Z_SAME * c->delta_se, delta / 2));
 	if (!(expect > 0))
 		return VERIFY_MAX_BOOTS;
 	need = ceil(2 * boot_var(c, c->runs - c->warm) * z * z / (expect * expect));
@@ -1725,6 +1728,7 @@ verify:
 		if (parent_open)
 			goto revert;
 		f->parent_check = r == CHECK_PASS ? "pass" : "fail";
+		if (getenv("KB_DEBUG")) fprintf(stderr, "parent %s n %zu mean %.4f se %.4f expect %.4f cap %zu lay %.4f runs %d\n", f->parent_check, pc.n, pc.mean, pc.se, hi - lo, verify_cap(c, hi - lo), sqrt(c->lay2), c->runs);
 		{
 			/* the share of the change from GOOD to BAD: the step
 			 * between the two commits' values (all their boots, the
@@ -1792,10 +1796,7 @@ revert:
 				ro = find(c, in->revert_sha);
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
-				/* its cap from no more than the whole change: a
-				 * share measured on few pairs may be too large */
-				r = check_upto(&rb, expect, 2 * c->lay2, 0,
-					       verify_cap(c, fmin(expect, c->mu_b - c->mu_g)));
+				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect));
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
