@@ -1455,14 +1455,17 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 			sz[s2] += wt * zs[i];
 			nside[s2]++;
 		}
-		if (!(c->lay2 > 0))
-			break;
 		/* the sides' levels, once there are commits beside the
-		 * endpoints on each */
-		if (nside[0] >= 3 && nside[1] >= 3 && sz[1] / sw[1] > sz[0] / sw[0]) {
+		 * endpoints on each: with the builds' own offsets, or boots
+		 * that differ (calibration stops where GOOD and BAD look far
+		 * apart, and its pairs are few against the boots' spread) */
+		if ((c->lay2 > 0 || c->tau2 > 0) && nside[0] >= 3 && nside[1] >= 3 &&
+		    sz[1] / sw[1] > sz[0] / sw[0]) {
 			*lo = sz[0] / sw[0];
 			*hi = sz[1] / sw[1];
 		}
+		if (!(c->lay2 > 0))
+			break;
 	}
 	free(post);
 	free(w);
