@@ -1031,7 +1031,6 @@ static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 		p = 2 * (1 - kb_normal_cdf(fabs(ps.mean / ps.se)));
 		*p_out = p;
 		if (p < alpha && all.se > 0 && (ps.mean > 0 ? all.mean : -all.mean) > Z_SAME * all.se) {
-			if (getenv("KB_DEBUG")) fprintf(stderr, "differ at %zu of %zu: mean %.4f se %.4f tau %.4f df %d sigma %.4f\n", k, n, ps.mean, ps.se, sqrt(c->tau2), c->tau_df, c->sigma);
 			ret = CAL_DIFFER;
 			goto out;
 		}
@@ -1258,7 +1257,8 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  * its step: at 0.001); a revert, a build of its own, must recover significantly
  * and by no clearly less than a quarter of what is expected.  PASS, FAIL
  * when the step is clearly below a quarter of what is expected (from
- * VERIFY_BOOTS pairs on) or the pairs reach their cap, else MORE.
+ * VERIFY_BOOTS pairs on) or the pairs reach their cap ('max'; check():
+ * VERIFY_MAX_BOOTS), else MORE.
  */
 enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
 
@@ -1731,7 +1731,6 @@ verify:
 		if (parent_open)
 			goto revert;
 		f->parent_check = r == CHECK_PASS ? "pass" : "fail";
-		if (getenv("KB_DEBUG")) fprintf(stderr, "parent %s n %zu mean %.4f se %.4f expect %.4f cap %zu lay %.4f runs %d\n", f->parent_check, pc.n, pc.mean, pc.se, hi - lo, verify_cap(c, hi - lo), sqrt(c->lay2), c->runs);
 		{
 			/* the share of the change from GOOD to BAD: the step
 			 * between the two commits' values (all their boots, the
@@ -1828,7 +1827,6 @@ revert:
 				}
 				/* how much worse BAD is than the revert */
 				f->revert_check = r == CHECK_PASS ? "pass" : "fail";
-				if (getenv("KB_DEBUG")) fprintf(stderr, "revert %s n %zu mean %.4f se %.4f expect %.4f share %.2f cap %zu step %.4f/%zu runs %d\n", f->revert_check, rb.n, rb.mean, rb.se, expect, f->share, verify_cap(c, expect), f->step, f->npairs, c->runs);
 			}
 		}
 		if (!parent_open && strcmp(f->revert_check, "fail") &&
