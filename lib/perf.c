@@ -17,6 +17,9 @@
 #define VERIFY_BOOTS 3       /* pairs before a check may fail early */
 #define VERIFY_MAX_BOOTS 16  /* pairs after which a check fails */
 #define SHARE_PAIRS 8        /* pairs to tell a partial share */
+#define SAME_SHARE 0.5       /* calibration's no-regression: no change of half */
+#define Z_SAME 1.645         /* the noise of one run (boot spread included) at 95% */
+#define Z_POWER 1.96         /* caps: where a real change is told at 97.5% */
 #define MIN_SPLIT 0.02
 
 void kb_perf_params_default(struct kb_perf_params *p)
@@ -401,6 +404,22 @@ static double inflate(int df)
 	return df < 0 ? 1 : df > 3 ? (double)df / (df - 2) : 3;
 }
 
+/* The standard normal quantile of p, by bisection. */
+static double z_of(double p)
+{
+	double lo = -10, hi = 10;
+
+	for (int i = 0; i < 80; i++) {
+		double z = (lo + hi) / 2;
+
+		if (kb_normal_cdf(z) < p)
+			lo = z;
+		else
+			hi = z;
+	}
+	return (lo + hi) / 2;
+}
+
 /* The variance of the value of a boot of n steady runs. */
 static double boot_var(const struct ctx *c, int n)
 {
@@ -762,12 +781,28 @@ struct probe_state {
 	int between;       /* level firmly between the two */
 };
 
+/*
+ * The boots after which a probe is left open: the benchmark's max_probe
+ * samples, or, when boots differ a lot against the change, the boots a
+ * commit at either level needs to reach 99:1 at 97.5%.  Each boot adds
+ * delta^2 / (2 v) to the log-odds on average and twice that to its
+ * variance: b boots reach DECIDE at 97.5% when b delta^2 / (2 v) = x, x
+ * the root of x - Z_POWER sqrt(2 x) = DECIDE.
+ */
 static int max_probe_boots(const struct ctx *c)
 {
 	int steady = c->in->p.runs_per_boot - c->in->p.warmup;
 	int b = c->in->p.max_probe / (steady > 0 ? steady : 1);
+	double delta = c->mu_b - c->mu_g, r, x, need;
 
-	return b < 3 ? 3 : b;
+	if (b < 3)
+		b = 3;
+	if (!(delta > 0))
+		return b;
+	r = (Z_POWER * sqrt(2) + sqrt(2 * Z_POWER * Z_POWER + 4 * DECIDE)) / 2;
+	x = r * r;
+	need = ceil(2 * x * boot_var(c, c->runs - c->warm) / (delta * delta));
+	return need > b ? (int)fmin(need, 1000) : b;
 }
 
 static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o, double *z,
@@ -894,33 +929,59 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 	return n + c->warm;
 }
 
-/* Runs per boot while GOOD and BAD are calibrated: once the boots are seen
+/* The smallest change calibration looks for: half the noise of one run
+ * on a boot of its own, the boot spread included.  It does not depend on
+ * the runs a boot, and GOOD and BAD are said not to differ only once the
+ * pairs exclude a change of this size. */
+static double same_within(const struct ctx *c)
+{
+	return SAME_SHARE * sqrt(c->tau2 + c->sigma * c->sigma);
+}
+
+/*
+ * Runs per boot while GOOD and BAD are calibrated: once the boots are seen
  * to differ more than runs do, fewer runs a boot and more boots, by the
- * cost of each; the cap of calibration boots grows as the runs shrink. */
+ * cost of each.  The cap of calibration pairs: the pairs after which the
+ * sequential test ends either way (its standard error below
+ * same_within() / (z_alpha + Z_SAME): a mean that does not differ at
+ * alpha then excludes a change of that size), no fewer than
+ * max_cal_boots and no more than half the run budget.
+ */
 static int cal_runs(const struct ctx *c, int *max_pairs)
 {
 	const struct kb_perf_params *p = &c->in->p;
-	int steady = p->runs_per_boot - c->warm, n;
-	double ratio;
+	int steady = p->runs_per_boot - c->warm, n = steady, runs = p->runs_per_boot;
+	double ratio, z, need, tol = same_within(c);
 
 	*max_pairs = p->max_cal_boots;
-	if (p->runs_fixed || !(c->tau2 > 0) || steady <= 3)
-		return p->runs_per_boot;
-	ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
-	n = (int)ceil(sqrt(ratio * c->sigma * c->sigma / c->tau2));
-	if (n < 3)
-		n = 3;
-	if (n >= steady)
-		return p->runs_per_boot;
-	*max_pairs = p->max_cal_boots * steady / n;
-	return n + c->warm;
+	if (!p->runs_fixed && c->tau2 > 0 && steady > 3) {
+		ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
+		n = (int)ceil(sqrt(ratio * c->sigma * c->sigma / c->tau2));
+		if (n < 3)
+			n = 3;
+		if (n < steady) {
+			*max_pairs = p->max_cal_boots * steady / n;
+			runs = n + c->warm;
+		} else {
+			n = steady;
+		}
+	}
+	if (tol > 0 && n > 0) {
+		z = z_of(1 - p->alpha / 2) + Z_SAME;
+		need = ceil(2 * boot_var(c, n) * z * z / (tol * tol));
+		need = fmin(need, (double)p->max_runs / (4 * runs));
+		if (need > *max_pairs)
+			*max_pairs = (int)need;
+	}
+	return runs;
 }
 
 /* A sequential test over pairs of boots measured together, taken in the
  * order measured: DIFFER at the first prefix (of 'min' pairs or more)
  * where b differs from a at 'alpha', SAME from 'same_from' pairs on when
- * p exceeds 'same_p', MORE when neither has happened below 'max' pairs,
- * SAME at the cap.  The noise model of each prefix is today's. */
+ * the upper bound of b less a (at Z_SAME) is below 'within', MORE when
+ * neither has happened below 'max' pairs, SAME at the cap.  The noise
+ * model of each prefix is today's. */
 enum { CAL_MORE, CAL_SAME, CAL_DIFFER };
 
 static const size_t *sort_at;
@@ -934,9 +995,10 @@ static int cmp_at(const void *x, const void *y)
 
 static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 		       const struct kb_perf_obs *b, int min, int max, int same_from,
-		       double same_p, double alpha, double *p_out)
+		       double within, double alpha, double *p_out)
 {
 	struct pair_list pl;
+	struct pairs all;
 	size_t *idx, k, n;
 	double *d, *sd;
 	int ret = CAL_MORE;
@@ -955,6 +1017,10 @@ static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 		d[k] = pl.d[idx[k]];
 		sd[k] = pl.sd[idx[k]];
 	}
+	/* a prefix that differs (two pairs, say, of boots that happened to
+	 * differ) decides only while all the pairs measured since still
+	 * differ the same way at 5% */
+	pairs_mean(d, sd, n, &all);
 	for (k = (size_t)min; k <= n && k <= (size_t)max; k++) {
 		struct pairs ps;
 		double p;
@@ -964,11 +1030,11 @@ static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 			continue;
 		p = 2 * (1 - kb_normal_cdf(fabs(ps.mean / ps.se)));
 		*p_out = p;
-		if (p < alpha) {
+		if (p < alpha && all.se > 0 && (ps.mean > 0 ? all.mean : -all.mean) > Z_SAME * all.se) {
 			ret = CAL_DIFFER;
 			goto out;
 		}
-		if (k >= (size_t)same_from && p > same_p) {
+		if (k >= (size_t)same_from && ps.mean + Z_SAME * ps.se < within) {
 			ret = CAL_SAME;
 			goto out;
 		}
@@ -1191,11 +1257,13 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  * its step: at 0.001); a revert, a build of its own, must recover significantly
  * and by no clearly less than a quarter of what is expected.  PASS, FAIL
  * when the step is clearly below a quarter of what is expected (from
- * VERIFY_BOOTS pairs on) or the pairs reach their cap, else MORE.
+ * VERIFY_BOOTS pairs on) or the pairs reach their cap ('max'; check():
+ * VERIFY_MAX_BOOTS), else MORE.
  */
 enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
 
-static int check(const struct pairs *ps, double expect, double extra, int strict)
+static int check_upto(const struct pairs *ps, double expect, double extra, int strict,
+		      size_t max)
 {
 	double total = sqrt(ps->se * ps->se + extra);
 
@@ -1210,9 +1278,34 @@ static int check(const struct pairs *ps, double expect, double extra, int strict
 	if (strict && ps->n >= VERIFY_BOOTS && ps->se * ps->se < 0.2 * extra &&
 	    ps->mean / total < beyond)
 		return CHECK_FAIL;
-	if (ps->n >= VERIFY_MAX_BOOTS)
+	if (ps->n >= max)
 		return CHECK_FAIL;
 	return CHECK_MORE;
+}
+
+static int check(const struct pairs *ps, double expect, double extra, int strict)
+{
+	return check_upto(ps, expect, extra, strict, VERIFY_MAX_BOOTS);
+}
+
+/*
+ * The pairs after which a check of a step 'expect' fails: VERIFY_MAX_BOOTS,
+ * or, when the boots' noise is large against it, the pairs at which such
+ * a step passes at Z_VERIFY with 97.5% (each pair's variance that of two
+ * boots), no more than a quarter of the run budget.  The step is no more
+ * than the change from GOOD to BAD could be at 95% (calibration stops
+ * where the change looks large: its estimate is high as often as not).
+ */
+static size_t verify_cap(const struct ctx *c, double expect)
+{
+	double z = Z_VERIFY + Z_POWER, need, delta = c->mu_b - c->mu_g;
+
+	expect = fmin(expect, fmax(delta - Z_SAME * c->delta_se, delta / 2));
+	if (!(expect > 0))
+		return VERIFY_MAX_BOOTS;
+	need = ceil(2 * boot_var(c, c->runs - c->warm) * z * z / (expect * expect));
+	need = fmin(need, (double)c->in->p.max_runs / (8 * (c->runs > 0 ? c->runs : 1)));
+	return need > VERIFY_MAX_BOOTS ? (size_t)need : VERIFY_MAX_BOOTS;
 }
 
 /* The next boot of a check on this machine: the commit its latest boot is
@@ -1362,14 +1455,17 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 			sz[s2] += wt * zs[i];
 			nside[s2]++;
 		}
-		if (!(c->lay2 > 0))
-			break;
 		/* the sides' levels, once there are commits beside the
-		 * endpoints on each */
-		if (nside[0] >= 3 && nside[1] >= 3 && sz[1] / sw[1] > sz[0] / sw[0]) {
+		 * endpoints on each: with the builds' own offsets, or boots
+		 * that differ (calibration stops where GOOD and BAD look far
+		 * apart, and its pairs are few against the boots' spread) */
+		if ((c->lay2 > 0 || c->tau2 > 0) && nside[0] >= 3 && nside[1] >= 3 &&
+		    sz[1] / sw[1] > sz[0] / sw[0]) {
 			*lo = sz[0] / sw[0];
 			*hi = sz[1] / sw[1];
 		}
+		if (!(c->lay2 > 0))
+			break;
 	}
 	free(post);
 	free(w);
@@ -1600,7 +1696,7 @@ verify:
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
-		r = check(&pc, hi - lo, 2 * c->lay2, do_revert ? 1 : 2);
+		r = check_upto(&pc, hi - lo, 2 * c->lay2, do_revert ? 1 : 2, verify_cap(c, hi - lo));
 		if (r == CHECK_MORE) {
 			if (!budget_left(c)) {
 				r = CHECK_FAIL;
@@ -1702,7 +1798,7 @@ revert:
 				ro = find(c, in->revert_sha);
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
-				r = check(&rb, expect, 2 * c->lay2, 0);
+				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect));
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
@@ -2276,7 +2372,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 		j = in->obs[i].node >= 0 && in->obs[i].node != (long)in->bad && c.ob_n[i];
 	c.runs = cal_runs(&c, &max_pairs);
 	switch (j ? CAL_DIFFER : paired_test(&c, go, bo, in->p.min_cal_boots, max_pairs,
-					     8, 0.5, in->p.alpha, &pmw)) {
+					     8, same_within(&c), in->p.alpha, &pmw)) {
 	case CAL_MORE:
 		if (!budget_left(&c))
 			goto no_difference;

@@ -11,22 +11,28 @@
  *
  *  1. Calibrate: GOOD and BAD in turn, each boot compared with the boot of
  *     the other measured next to it, until the pairs tell them apart at
- *     'alpha' (a sequential test) or say they do not differ.  Once boots
- *     are seen to differ more than runs do, boots of fewer runs.
+ *     'alpha' (a sequential test) or exclude, at 95%, a change of half
+ *     the noise of one run on a boot of its own (boot spread included):
+ *     the more boots differ, the more pairs that takes.  Once boots are
+ *     seen to differ more than runs do, boots of fewer runs.
  *  2. Probe: a posterior over "commit k is the culprit" for every candidate
  *     of the range.  Each commit's evidence is its boots' values with the
  *     machine's drift at their times taken off (a random walk with jumps,
  *     fitted to the endpoints' boots), weighed by the variance of a boot,
  *     of the drift there and of the commit's own offset.  Probe the commit
  *     that splits the posterior mass best, boot after boot until it is
- *     decided at 99:1 or more boots would tell no more.  When the drift
+ *     decided at 99:1 or more boots would tell no more (its cap: the boots
+ *     a commit at either level needs to be decided, from the boots'
+ *     noise against the change).  When the drift
  *     since the endpoints were last measured blurs a probe, the endpoints
  *     are measured again first.
  *  3. Stop when one commit holds 'confidence' of the posterior (or, when
  *     no probe can narrow it further, is the clear favourite).
  *  4. Verify, from boots measured together only: GOOD and BAD again, then
  *     parent and culprit in pairs of boots next to each other, then BAD
- *     and the culprit reverted on top of it, in pairs; then the parent
+ *     and the culprit reverted on top of it, in pairs (each check up to
+ *     the pairs in which a step of the change, as small as it could be,
+ *     passes at 97.5%, when that is more than 16); then the parent
  *     and the culprit built with 64-byte function alignment, in pairs (a
  *     step that vanishes there is one of code layout); the share of
  *     GOOD->BAD that the step explains; a partial share starts a search
