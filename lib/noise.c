@@ -89,17 +89,8 @@ double kb_biweight_location(const double *x, size_t n, double scale)
 
 double kb_chi2_quantile(double p, double k)
 {
-	/* the normal quantile by bisection of kb_normal_cdf */
-	double lo = -10, hi = 10, z, a;
+	double z = kb_normal_quantile(p), a;
 
-	for (int i = 0; i < 80; i++) {
-		z = (lo + hi) / 2;
-		if (kb_normal_cdf(z) < p)
-			lo = z;
-		else
-			hi = z;
-	}
-	z = (lo + hi) / 2;
 	a = 1 - 2 / (9 * k) + z * sqrt(2 / (9 * k));
 	return k * a * a * a;
 }

@@ -1252,9 +1252,11 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  * together, b expected worse by 'expect' (z).  Two builds differ by their
  * own offsets (code layout) too, variance 'extra' beside the pairs' own
  * noise: the step between parent and culprit must stand out of the
- * pairs' noise at VERIFY_ALPHA and beyond what the offsets give at 5%
- * ('strict' 1; 2, for a second culprit, which the search picked for
- * its step: at 0.001); a revert, a build of its own, must recover significantly
+ * pairs' noise at VERIFY_ALPHA and beyond what the offsets give by
+ * 'beyond' standard deviations (0: not asked; 1.645 for a culprit; for
+ * a second culprit, which the search picked for its step among every
+ * commit of the range, 0.001 over the range: second_z()); a revert, a
+ * build of its own, must recover significantly
  * and by no clearly less than a quarter of what is expected.  PASS, FAIL
  * when the step is clearly below a quarter of what is expected (from
  * VERIFY_BOOTS pairs on) or the pairs reach their cap ('max'; check():
@@ -1262,12 +1264,11 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  */
 enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
 
-static int check_upto(const struct pairs *ps, double expect, double extra, int strict,
+static int check_upto(const struct pairs *ps, double expect, double extra, double beyond,
 		      size_t max)
 {
 	double total = sqrt(ps->se * ps->se + extra);
-
-	double beyond = strict > 1 ? 3.29 : 1.645;
+	int strict = beyond > 0;
 
 	if (ps->n >= VERIFY_MIN_PAIRS && ps->se > 0 && ps->mean / ps->se >= Z_VERIFY &&
 	    (!strict || ps->mean / total >= beyond) && ps->mean + 2 * total >= 0.25 * expect)
@@ -1283,9 +1284,18 @@ static int check_upto(const struct pairs *ps, double expect, double extra, int s
 	return CHECK_MORE;
 }
 
-static int check(const struct pairs *ps, double expect, double extra, int strict)
+static int check(const struct pairs *ps, double expect, double extra, double beyond)
 {
-	return check_upto(ps, expect, extra, strict, VERIFY_MAX_BOOTS);
+	return check_upto(ps, expect, extra, beyond, VERIFY_MAX_BOOTS);
+}
+
+/* How far beyond the builds' offsets the step of a second culprit must
+ * stand: the search picked the largest of the steps of the 'n' commits it
+ * could name, so its offsets alone reach 3.29 standard deviations (0.001,
+ * two-sided) one time in 2000 / n. */
+static double second_z(size_t n)
+{
+	return kb_normal_quantile(1 - 0.0005 / (double)(n ? n : 1));
 }
 
 /*
@@ -1696,7 +1706,8 @@ verify:
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
-		r = check_upto(&pc, hi - lo, 2 * c->lay2, do_revert ? 1 : 2, verify_cap(c, hi - lo));
+		r = check_upto(&pc, hi - lo, 2 * c->lay2, do_revert ? 1.645 : second_z(nalive),
+			       verify_cap(c, hi - lo));
 		if (r == CHECK_MORE) {
 			if (!budget_left(c)) {
 				r = CHECK_FAIL;

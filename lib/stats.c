@@ -84,6 +84,22 @@ double kb_normal_cdf(double x)
 	return 0.5 * erfc(-x / M_SQRT2);
 }
 
+double kb_normal_quantile(double p)
+{
+	/* bisection of the upper tail, which keeps its precision where p is
+	 * near 1 */
+	double lo = -40, hi = 40, z, q = 1 - p;
+
+	for (int i = 0; i < 100; i++) {
+		z = (lo + hi) / 2;
+		if (0.5 * erfc(z / M_SQRT2) > q)
+			lo = z;
+		else
+			hi = z;
+	}
+	return (lo + hi) / 2;
+}
+
 struct ranked {
 	double v;
 	int group;

@@ -18,6 +18,9 @@ double kb_stddev(const double *v, size_t n);
 double kb_quantile(const double *v, size_t n, double q);
 
 double kb_normal_cdf(double x);
+/* Its inverse: the z below which a standard normal falls with
+ * probability p (0 < p < 1). */
+double kb_normal_quantile(double p);
 
 /* Two-sided p-value of the Mann-Whitney U test (normal approximation with
  * tie and continuity corrections; exact enumeration when both n <= 8). */

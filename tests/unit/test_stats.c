@@ -74,3 +74,14 @@ TEST(test_stats__intervals)
 	kb_diff_ci(a, 200, b, 200, 0.90, 500, 1, &lo, &hi);
 	CHECK_MSG(fabs((lo + hi) / 2 - 2) < 0.4 && hi - lo > 0.1 && hi - lo < 1, "[%g, %g]", lo, hi);
 }
+
+TEST(test_stats__normal_quantile)
+{
+	CHECK(fabs(kb_normal_quantile(0.5)) < 1e-9);
+	CHECK(fabs(kb_normal_quantile(0.975) - 1.959964) < 1e-5);
+	CHECK(fabs(kb_normal_quantile(0.025) + 1.959964) < 1e-5);
+	CHECK(fabs(kb_normal_quantile(1 - 0.0005) - 3.290527) < 1e-5);
+	/* far in the tail, where 1 - p keeps few digits */
+	CHECK(fabs(kb_normal_quantile(1 - 2.5e-6) - 4.564788) < 1e-4);
+	CHECK(fabs(kb_normal_cdf(kb_normal_quantile(0.3)) - 0.3) < 1e-12);
+}
