@@ -1196,7 +1196,8 @@ static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, dou
 		/* only probes at their cap are left */
 		for (k = 0; k < g->n; k++) {
 			o = find_node(c, (long)k);
-			if (!alive[k] || k == bad || !o || o->n >= (size_t)(2 * in->p.max_probe) ||
+			if (!alive[k] || k == bad || !o ||
+			    nboots(o) >= 2 * max_probe_boots(c) ||
 			    (in->marks && in->marks[k] == 's') || busy_n(c, o->sha))
 				continue;
 			split = fmin(w[k], 1 - w[k]);
@@ -1594,6 +1595,10 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		if ((ret = pool_probe(c, alive, bad, lo, hi, w, out)) == ACTION)
 			goto out;
 		ret = DECIDED;
+		/* as on one machine: the clear favourite stands or falls by its
+		 * checks */
+		if (do_revert && best >= 0.5 && best_node >= 0)
+			goto verify;
 		snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
 			 "down (the most likely, %.12s, has %.0f%%)",
 			 best_node >= 0 ? in->node_sha[best_node] : "?", 100 * best);

@@ -22,6 +22,11 @@ struct world {
 	char (*psha)[41];
 	char good[41], revert[41], revert_of[41];
 	int revert_made;
+	/* the rebuild check's aligned builds of a culprit and of its parent:
+	 * each with the steps of its commit and a layout offset of its own
+	 * (alignment taken to move the layout, not to take it away) */
+	char align_of[41], align_parent[41], align_sha[41], align_parent_of[41];
+	int align_made;
 	uint64_t rng;
 	long clock;           /* runs so far, for drift and the machine's speed */
 	int boot;             /* global boot counter */
@@ -128,6 +133,10 @@ static double steps_of(struct world *w, const char *sha)
 
 	if (!strcmp(sha, w->good))
 		return 0;
+	if (w->align_made && !strcmp(sha, w->align_sha))
+		return steps_of(w, w->align_of);
+	if (w->align_made && !strcmp(sha, w->align_parent))
+		return steps_of(w, w->align_parent_of);
 	if (w->revert_made && !strcmp(sha, w->revert)) {
 		/* BAD without the reverted commit's step */
 		double l = w->level[0];
@@ -282,6 +291,10 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 	kb_perf_params_default(&in.p);
 	in.p.runs_per_boot = sc->runs_per_boot;
 	in.p.seed = seed;
+	/* the rebuild check where builds have layout offsets, as a kernel
+	 * bisection makes it; elsewhere as with --rebuild-check off, so that
+	 * those figures stay comparable with the engine's before */
+	in.align = sc->layout_noise > 0;
 	in.machines = machines;
 	in.busy = busy;
 	if (getenv("SIM_TRACE"))
@@ -310,6 +323,23 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 					"%.4f w%d] %s\n", r->time, m, out.role ? out.role : "revert",
 					out.sha + 34, out.best_prob, out.best_node, out.level_good,
 					out.level_bad, out.noise, out.warmup_used, out.note);
+			if (out.kind == KB_PERF_ALIGN) {
+				size_t i;
+
+				snprintf(w.align_of, sizeof(w.align_of), "%s", out.sha);
+				memcpy(w.align_parent_of, w.good, 41);
+				for (i = 0; i < w.n; i++)
+					if (!strcmp(w.sha[i], out.sha))
+						memcpy(w.align_parent_of, w.psha[i], 41);
+				snprintf(w.align_parent, sizeof(w.align_parent), "p%039d", guard);
+				snprintf(w.align_sha, sizeof(w.align_sha), "q%039d", guard);
+				w.align_made = 1;
+				in.align_of = w.align_of;
+				in.align_parent_sha = w.align_parent;
+				in.align_sha = w.align_sha;
+				m--;
+				continue;
+			}
 			if (out.kind == KB_PERF_REVERT) {
 				snprintf(w.revert_of, sizeof(w.revert_of), "%s", out.sha);
 				snprintf(w.revert, sizeof(w.revert), "r%039d", guard);
