@@ -197,17 +197,23 @@ static double regex_copies(const char *re)
 		case '{': {
 			double m, n;
 
-			/* glibc reads "{,n}" as "{0,n}" */
-			if (!isdigit((unsigned char)p[1]) && p[1] != ',') {
+			/* glibc reads "{,n}" as "{0,n}", and "\," in a bound as
+			 * "," ("(){1\,255}+" took minutes) */
+			if (!isdigit((unsigned char)p[1]) && p[1] != ',' &&
+			    !(p[1] == '\\' && p[2] == ',')) {
 				p++;            /* not a bound: a '{' */
 				break;
 			}
 			p++;
 			m = n = read_count(&p);
+			if (*p == '\\' && p[1] == ',')
+				p++;
 			if (*p == ',') {
 				p++;
 				n = isdigit((unsigned char)*p) ? read_count(&p) : m + 1;
 			}
+			if (*p == '\\' && p[1] == '}')
+				p++;
 			if (*p == '}')
 				p++;
 			n = n < 1 ? 1 : n > 1e9 ? 1e9 : n;
