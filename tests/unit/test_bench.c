@@ -170,6 +170,10 @@ TEST(test_bench__regex_that_repeats_too_much)
 	/* and a bound with no lower count */
 	CHECK(regex_parses("(a{,13277})") == KB_EINVAL);
 	CHECK(regex_parses("a{,9}") == 0);
+	/* and a bound whose comma is escaped, which glibc reads as a comma */
+	CHECK(regex_parses("(){1\\\\,255}+") == KB_EINVAL);
+	CHECK(regex_parses("(a)){\\\\,19182})") == KB_EINVAL);
+	CHECK(regex_parses("a{1\\\\,9}") == 0);
 	memset(deep, '(', 33);
 	strcpy(deep + 33, "a");
 	memset(deep + 34, ')', 33);
