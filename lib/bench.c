@@ -91,14 +91,28 @@ static int check_keys(json_t *obj, const char *const *allowed, const char *origi
 /* Copies of the parts of a metric regex that regcomp() may make. */
 #define REGEX_MAX_COPIES 1000
 
-/* The decimal number at *p, read past. */
-static double read_count(const char **p)
+/* A character of a bound "{m,n}" at p: past a backslash before a digit,
+ * the comma or the '}', which glibc passes over there. */
+static const char *bound_char(const char *p)
+{
+	if (p[0] == '\\' && (isdigit((unsigned char)p[1]) || p[1] == ',' || p[1] == '}'))
+		return p + 1;
+	return p;
+}
+
+/* The decimal number of a bound at *p, read past. */
+static double read_bound(const char **p)
 {
 	double v = 0;
 
-	while (isdigit((unsigned char)**p))
-		v = v * 10 + (*(*p)++ - '0');
-	return v;
+	for (;;) {
+		const char *q = bound_char(*p);
+
+		if (!isdigit((unsigned char)*q))
+			return v;
+		v = v * 10 + (*q - '0');
+		*p = q + 1;
+	}
 }
 
 /* Past a bracket expression "[...]" that starts at p; its end, or the NUL. */
@@ -197,23 +211,24 @@ static double regex_copies(const char *re)
 		case '{': {
 			double m, n;
 
-			/* glibc reads "{,n}" as "{0,n}", and "\," in a bound as
-			 * "," ("(){1\,255}+" took minutes) */
-			if (!isdigit((unsigned char)p[1]) && p[1] != ',' &&
-			    !(p[1] == '\\' && p[2] == ',')) {
+			/* glibc reads "{,n}" as "{0,n}", and a backslash before a
+			 * digit, the comma or the '}' of a bound as nothing
+			 * ("(){1\,255}+" took minutes, "(a){\0,8202}" all the
+			 * memory) */
+			const char *q = bound_char(p + 1);
+
+			if (!isdigit((unsigned char)*q) && *q != ',') {
 				p++;            /* not a bound: a '{' */
 				break;
 			}
-			p++;
-			m = n = read_count(&p);
-			if (*p == '\\' && p[1] == ',')
-				p++;
+			p = q;
+			m = n = read_bound(&p);
+			p = bound_char(p);
 			if (*p == ',') {
-				p++;
-				n = isdigit((unsigned char)*p) ? read_count(&p) : m + 1;
+				p = bound_char(p + 1);
+				n = isdigit((unsigned char)*p) ? read_bound(&p) : m + 1;
 			}
-			if (*p == '\\' && p[1] == '}')
-				p++;
+			p = bound_char(p);
 			if (*p == '}')
 				p++;
 			n = n < 1 ? 1 : n > 1e9 ? 1e9 : n;

@@ -170,10 +170,12 @@ TEST(test_bench__regex_that_repeats_too_much)
 	/* and a bound with no lower count */
 	CHECK(regex_parses("(a{,13277})") == KB_EINVAL);
 	CHECK(regex_parses("a{,9}") == 0);
-	/* and a bound whose comma is escaped, which glibc reads as a comma */
+	/* and a bound with a backslash before its comma or a digit, which
+	 * glibc passes over */
 	CHECK(regex_parses("(){1\\\\,255}+") == KB_EINVAL);
 	CHECK(regex_parses("(a)){\\\\,19182})") == KB_EINVAL);
 	CHECK(regex_parses("a{1\\\\,9}") == 0);
+	CHECK(regex_parses("PPeP(a)){\\\\0,8202})") == KB_EINVAL);
 	memset(deep, '(', 33);
 	strcpy(deep + 33, "a");
 	memset(deep + 34, ')', 33);
