@@ -4,7 +4,8 @@
 # Runs the C unit tests (tests/unit/run-unit, when built) and the shell
 # tests tests/t[0-9]*.sh in order, or only those named as arguments.  Every
 # TAP line is echoed with the name of its script in front; the last line is
-# the tally, "N passed, N failed" or "N passed, N failed, N skipped".
+# the tally, "N passed, N failed" or "N passed, N failed, N skipped",
+# after the list of what failed, if anything did.
 # Exit status 1 when anything failed, including a script that crashed,
 # bailed out, printed no plan or ran another number of tests than its plan
 # says; else 0.  Works from any directory.
@@ -15,8 +16,9 @@ UNIT=$TEST_DIR/unit/run-unit
 
 mkdir -p "$TEST_DIR/trash" || exit 1
 tally=$TEST_DIR/trash/.run-tests.$$
-: >"$tally" || exit 1
-trap 'rm -f "$tally"' EXIT
+failed=$TEST_DIR/trash/.run-tests-failed.$$
+: >"$tally" && : >"$failed" || exit 1
+trap 'rm -f "$tally" "$failed"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -28,7 +30,8 @@ run_tap () {
 	run_tap_ "$@"
 	if test "$(wc -l <"$tally")" = "$run_before_"; then
 		# the reader itself was killed: the script's results are lost
-		echo "$run_name_: not ok - the script was killed, or its output lost"
+		echo "$run_name_: not ok - the script was killed, or its output lost" |
+			tee -a "$failed"
 		echo "0 1 0" >>"$tally"
 	fi
 }
@@ -44,9 +47,12 @@ run_tap_ () {
 	{
 		"$@" 2>&1 </dev/null
 		echo "#RUN-TESTS-EXIT $?"
-	} | awk $awk_line -v name="$run_name_" -v tally="$tally" '
+	} | awk $awk_line -v name="$run_name_" -v tally="$tally" -v failed="$failed" '
 	/^#RUN-TESTS-EXIT [0-9]+$/ { code = $2 + 0; got_code = 1; next }
 	{ print name ": " $0; fflush() }
+	# the first lines of what a failed test printed go to the list too
+	/^#/ && keep > 0 { print name ": " $0 >> failed; keep--; next }
+	{ keep = 0 }
 	/^ok [0-9]+/ {
 		ran++
 		if ($0 ~ /^ok [0-9]+ *# *[Ss][Kk][Ii][Pp]/) skip++
@@ -56,7 +62,11 @@ run_tap_ () {
 	/^not ok [0-9]+/ {
 		ran++
 		if ($0 ~ /# TODO/) skip++   # a known breakage
-		else fail++
+		else {
+			fail++
+			print name ": " $0 >> failed
+			keep = 16
+		}
 		next
 	}
 	/^1\.\.[0-9]+/ {
@@ -80,6 +90,7 @@ run_tap_ () {
 			problem = "exited with status " code " without a failed test"
 		if (problem != "") {
 			print name ": not ok - the script " problem
+			print name ": not ok - the script " problem >> failed
 			fail++
 		} else if (skip_all && plan == 0) {
 			skip++
@@ -133,6 +144,11 @@ for script; do
 	(cd "$TEST_DIR" && run_tap "$name" sh "$script")
 done
 
+# the failures again at the end, where a log's tail shows them
+if test -s "$failed"; then
+	echo "failed:"
+	sed 's/^/	/' "$failed"
+fi
 awk '
 	{ p += $1; f += $2; s += $3 }
 	END {

@@ -40,12 +40,16 @@ for name in bench machine metric; do
 		continue
 	fi
 	status=1
-	echo "fuzz_$name: FINDING (exit status $rc); the end of its report:"
-	tail -n 40 "$work/log" | sed 's/^/	/'
+	echo "fuzz_$name: FINDING (exit status $rc)"
+	# the input first, where the first lines of a failed test's output
+	# show it
 	for f in $found; do
-		echo "fuzz_$name: the input is $work/found/$f"
+		echo "fuzz_$name: the input is $work/found/$f, as bytes:"
+		od -An -c "$work/found/$f" | head -n 8 | sed "s/^/	/"
 		echo "	replay it: tests/fuzz/fuzz_$name $work/found/$f"
 	done
+	echo "fuzz_$name: the end of its report:"
+	tail -n 40 "$work/log" | sed 's/^/	/'
 done
 if test $status = 0; then
 	rm -rf "$tmp"
