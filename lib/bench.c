@@ -255,6 +255,34 @@ static double regex_copies(const char *re)
 	return sum[0];
 }
 
+/*
+ * The escapes a metric regex may have: a backslash before one of the
+ * characters special to a regex, or before one of glibc's word and
+ * space classes and anchors.  Any other ("\\1", "\\,") is refused: glibc
+ * reads some of them in ways of its own (a backreference; nothing, inside
+ * a bound), which regex_copies() could not follow.  The first bad escape,
+ * or NULL.
+ */
+static const char *bad_escape(const char *re)
+{
+	static const char ok[] = ".[](){}*+?|^$\\/-wWsSbB<>`'";
+	const char *p;
+
+	for (p = re; *p; p++) {
+		if (*p == '[') {
+			/* in a bracket expression a backslash is a character */
+			p = skip_bracket(p) - 1;
+			continue;
+		}
+		if (*p != '\\')
+			continue;
+		if (!p[1] || !strchr(ok, p[1]))
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
 /* The string at key 'key' of the object at 'field' ("metric", "metrics[2]"). */
 static int get_field_string(json_t *obj, const char *field, const char *key,
 			    const char *origin, int required, char **out)
@@ -326,10 +354,19 @@ static int parse_one_metric(struct kb_metric *out, json_t *m, const char *origin
 	}
 	re_field = kb_asprintf("%s.regex", field);
 	if (out->regex) {
+		const char *esc = bad_escape(out->regex);
 		double copies = regex_copies(out->regex);
 		regex_t re;
 		int rc;
 
+		if (esc) {
+			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' has the "
+				       "escape '\\%.1s', which a metric regex may not have: "
+				       "a backslash goes only before a character special to "
+				       "a regex (\\. \\( \\[ ...) or before w, W, s, S, b, B, "
+				       "<, >, ` and '", origin, re_field, esc + 1);
+			goto out;
+		}
 		if (copies < 0) {
 			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' nests "
 				       "groups deeper than %d", origin, re_field,

@@ -174,8 +174,17 @@ TEST(test_bench__regex_that_repeats_too_much)
 	 * glibc passes over */
 	CHECK(regex_parses("(){1\\\\,255}+") == KB_EINVAL);
 	CHECK(regex_parses("(a)){\\\\,19182})") == KB_EINVAL);
-	CHECK(regex_parses("a{1\\\\,9}") == 0);
 	CHECK(regex_parses("PPeP(a)){\\\\0,8202})") == KB_EINVAL);
+	/* all refused for their escapes now: a backslash may go only before
+	 * a special character or a class letter */
+	CHECK(regex_parses("a{1\\\\,9}") == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "field 'metric.regex' has the escape '\\,'"));
+	CHECK(regex_parses("(a)\\\\1") == KB_EINVAL);
+	CHECK(strstr(kb_error_last(), "escape '\\1'"));
+	CHECK(regex_parses("a\\\\") == KB_EINVAL);
+	CHECK(regex_parses("a\\\\n") == KB_EINVAL);
+	CHECK(regex_parses("time\\\\.([0-9]+)\\\\s\\\\(\\\\w+\\\\)") == 0);
+	CHECK(regex_parses("[\\\\1]x") == 0);
 	memset(deep, '(', 33);
 	strcpy(deep + 33, "a");
 	memset(deep + 34, ')', 33);
