@@ -109,6 +109,7 @@ struct ctx {
 	double tau2;         /* boot spread, squared; */
 	int tau_df;          /* and its degrees of freedom (-1: none needed) */
 	double lay2;         /* each commit's own offset (code layout), squared */
+	double lay2_up;      /* its bound at 90%, for a second culprit */
 	size_t total;        /* samples taken */
 	int runs;            /* runs a boot, as chosen */
 	json_t *warnings;
@@ -1256,7 +1257,8 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  * pairs' noise at VERIFY_ALPHA and beyond what the offsets give by
  * 'beyond' standard deviations (0: not asked; 1.645 for a culprit; for
  * a second culprit, which the search picked for its step among every
- * commit of the range, 0.001 over the range: second_z()); a revert, a
+ * commit of the range, 0.001 over the range: second_z(), beyond the
+ * offsets at their bound at 90%); a revert, a
  * build of its own, must recover significantly
  * and by no clearly less than a quarter of what is expected.  PASS, FAIL
  * when the step is clearly below a quarter of what is expected (from
@@ -1335,6 +1337,37 @@ static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
 }
 
 /*
+ * A bound at 90% on the variance of each commit's own offset, from 'k'
+ * differences 'd' of two commits each (variance 'e' of their
+ * measurement): each ratio d^2/e is chi-square with one degree of freedom
+ * times 1 + 2 lay2/e.  The median of the ratios (estimate_layout()) is
+ * robust but, from the few commits a bisection measures, low as often as
+ * not; a second culprit must stand out of the offsets as they could be.
+ * A second culprit shows in one or two of the differences, so the largest
+ * are left out (one, and one more for every ten); the rest are compared
+ * with what as many smallest of k such draws come to (Blom's scores), and
+ * their sum taken as chi-square.
+ */
+static double layout_var_up(const double *d, const double *e, size_t k)
+{
+	double *ratio = kb_malloc(k * sizeof(*ratio)), sum = 0, expect = 0, scale;
+	size_t drop = 1 + k / 10, keep = k - drop, i;
+
+	for (i = 0; i < k; i++)
+		ratio[i] = d[i] * d[i] / e[i];
+	qsort(ratio, k, sizeof(*ratio), cmp_double);
+	for (i = 0; i < keep; i++) {
+		double z = kb_normal_quantile((1 + ((double)i + 1 - 0.375) / ((double)k + 0.25)) / 2);
+
+		sum += ratio[i];
+		expect += z * z;
+	}
+	free(ratio);
+	scale = sum / expect / (kb_chi2_quantile(0.10, (double)keep) / (double)keep);
+	return scale > 1 ? (scale - 1) * kb_median(e, k) / 2 : 0;
+}
+
+/*
  * Each commit's own offset (its build's code layout): commits placed
  * firmly on one side differ from their
  * nearest measured ancestors on that side by more than their boots
@@ -1359,7 +1392,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		double sw[2] = { 0, 0 }, sz[2] = { 0, 0 };
 		int nside[2] = { 0, 0 };
 
-		c->lay2 = 0;
+		c->lay2 = c->lay2_up = 0;
 		posterior(c, alive, c->in->bad, *lo, *hi, post);
 		kb_graph_reach(g, alive, post, w);
 		for (i = 0; i < c->in->nobs; i++) {
@@ -1448,6 +1481,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				me = kb_median(ee, k);
 				c->lay2 = mr > 1 ? (mr - 1) * me / 2 : 0;
 				free(ratio);
+				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}
 			free(dd);
 			free(ee);
@@ -1711,7 +1745,8 @@ verify:
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
-		r = check_upto(&pc, hi - lo, 2 * c->lay2, do_revert ? 1.645 : second_z(nalive),
+		r = check_upto(&pc, hi - lo, 2 * (do_revert ? c->lay2 : c->lay2_up),
+			       do_revert ? 1.645 : second_z(nalive),
 			       verify_cap(c, hi - lo));
 		if (r == CHECK_MORE) {
 			if (!budget_left(c)) {

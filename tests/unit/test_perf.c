@@ -66,6 +66,20 @@ TEST(test_perf__two_steps_are_both_or_partial)
 		  ok, warned, wrong);
 }
 
+/* Every commit's build with an offset of its own: the search for the
+ * rest of a change that GOOD's and BAD's offsets blur must not name a
+ * commit whose offset happens to be large (4 of these 40 did, with the
+ * offsets' spread taken at its median estimate). */
+TEST(test_perf__layout_offsets_are_no_second_culprit)
+{
+	struct sim_scenario sc = { "layout", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+				   .layout_noise = 0.01 };
+	int ok, wrong, warned;
+
+	rates(&sc, 40, &ok, &wrong, &warned);
+	CHECK_MSG(ok >= 34 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
+}
+
 TEST(test_perf__warm_up_is_flagged_and_blames_nobody)
 {
 	struct sim_scenario sc = { "warm", 150, { 0.05 }, 0, 0.01, NOISE_WARMUP, 10 };
