@@ -112,6 +112,73 @@ static const struct sim_scenario scenarios[] = {
 	  .layout_noise = 0.01 },
 };
 
+/* Flaky failures, on 200-commit histories with merges. */
+static const struct sim_flaky flaky[] = {
+	{ "flaky: fails always (a deterministic test)", 200, 1.0, 0 },
+	{ "flaky: fails in 90% of runs", 200, 0.9, 0 },
+	{ "flaky: 90%, 2% false alarms", 200, 0.9, 0.02 },
+	{ "flaky: fails in 50% of runs", 200, 0.5, 0 },
+	{ "flaky: 50%, 2% false alarms", 200, 0.5, 0.02 },
+	{ "flaky: fails in 30% of runs", 200, 0.3, 0 },
+	{ "flaky: 30%, 2% false alarms", 200, 0.3, 0.02 },
+	{ "flaky: fails in 10% of runs", 200, 0.1, 0 },
+	{ "flaky: 10%, 2% false alarms", 200, 0.1, 0.02 },
+	{ "flaky: never fails (no regression)", 200, 0, 0 },
+};
+
+static int wanted(int argc, char **argv, const char *name)
+{
+	return argc <= 2 || strstr(name, argv[2]);
+}
+
+/* kbisect's flaky mode against a plain bisection and ktest's
+ * BISECT_TRIES=5, on the same histories and the same runs' chances. */
+static void flaky_table(int trials, int argc, char **argv)
+{
+	size_t s;
+	int any = 0;
+
+	for (s = 0; s < sizeof(flaky) / sizeof(flaky[0]); s++) {
+		double acc[3][4] = { { 0 } };
+		static const int tries[3] = { 0, 1, 5 };
+		int t, k;
+
+		if (!wanted(argc, argv, flaky[s].name))
+			continue;
+		if (!any++)
+			printf("\n%-44s %6s %6s %6s %6s %6s | %7s %7s %6s | %7s %7s %6s\n",
+			       "flaky failures", "exact", "wrong", "noreg", "runs", "builds",
+			       "1 exact", "1 wrong", "1 runs", "5 exact", "5 wrong", "5 runs");
+		for (t = 1; t <= trials; t++)
+			for (k = 0; k < 3; k++) {
+				struct sim_flaky_result r;
+
+				if (!k)
+					sim_flaky_trial(&flaky[s], (uint64_t)t, &r);
+				else
+					sim_flaky_tries(&flaky[s], (uint64_t)t, tries[k], &r);
+				acc[k][0] += flaky[s].rate > 0 ? r.exact : r.noreg;
+				acc[k][1] += r.wrong;
+				acc[k][2] += r.runs;
+				acc[k][3] += r.commits;
+			}
+		printf("%-44s %5.0f%% %5.0f%% %5.0f%% %6.1f %6.1f | %6.0f%% %6.0f%% %6.1f | "
+		       "%6.0f%% %6.0f%% %6.1f\n", flaky[s].name,
+		       100 * acc[0][0] / trials, 100 * acc[0][1] / trials,
+		       flaky[s].rate > 0 ? 0.0 : 100 * acc[0][0] / trials,
+		       acc[0][2] / trials, acc[0][3] / trials,
+		       100 * acc[1][0] / trials, 100 * acc[1][1] / trials, acc[1][2] / trials,
+		       100 * acc[2][0] / trials, 100 * acc[2][1] / trials, acc[2][2] / trials);
+		fflush(stdout);
+	}
+	if (any)
+		printf("exact: the culprit named (no-regression where BAD never fails); wrong: "
+		       "another commit named as the culprit;\nruns, builds: mean runs and "
+		       "commits run per bisection; 1: a plain bisection, one run a commit;\n"
+		       "5: ktest's BISECT_TRIES=5 (bad at the first failure, good after "
+		       "5 passes)\n");
+}
+
 /* The width of the scenario column: the longest name shown. */
 static int name_width(int argc, char **argv)
 {
@@ -128,6 +195,14 @@ int main(int argc, char **argv)
 {
 	int trials = argc > 1 ? atoi(argv[1]) : 100, nw = name_width(argc, argv);
 	size_t s;
+
+	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
+		if (wanted(argc, argv, scenarios[s].name))
+			break;
+	if (s == sizeof(scenarios) / sizeof(scenarios[0])) {
+		flaky_table(trials, argc, argv);
+		return 0;
+	}
 
 	printf("%-*s %6s %6s %6s %6s %6s %5s %5s %6s %6s | %8s %8s %8s | %8s %8s %8s\n", nw,
 	       "scenario", "exact", "wrong", "noreg", "runs", "boots", "cal", "ver@", "warn",
@@ -221,5 +296,6 @@ int main(int argc, char **argv)
 	       "GOOD and BAD;\n1, 4: one machine, four alike; 4x: four, machine m measuring "
 	       "2%% x m more than machine 0;\ntime: mean wall time in runs (a boot takes "
 	       "as long as a run); 4/1: the time of 4 over that of 1\n");
+	flaky_table(trials, argc, argv);
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "bisect.h"
+#include "flaky.h"
 #include "graph.h"
 #include "perf.h"
 #include "stats.h"
@@ -490,4 +491,171 @@ void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_r
 	kb_next_release(&next);
 	free(marks);
 	world_free(&w);
+}
+
+/* A flaky world: the history and its culprit as a perf trial's, and what
+ * each node holds. */
+struct fworld {
+	struct world w;
+	unsigned char *holds;   /* per node: the culprit is among its ancestors */
+	uint64_t rng;
+};
+
+static void fworld_init(struct fworld *f, const struct sim_flaky *sc, uint64_t seed)
+{
+	static struct sim_scenario one;
+	unsigned char *m;
+	size_t i;
+
+	memset(&one, 0, sizeof(one));
+	one.commits = sc->commits;
+	one.effects[0] = 0.05;
+	one.neffects = 1;
+	world_init(&f->w, &one, seed);
+	f->holds = kb_calloc(f->w.n, 1);
+	m = kb_calloc(f->w.n, 1);
+	for (i = 0; i < f->w.n; i++) {
+		memset(m, 0, f->w.n);
+		kb_graph_mark_ancestors(&f->w.g, i, NULL, m, 1);
+		f->holds[i] = m[f->w.culprit[0]];
+	}
+	free(m);
+	f->rng = seed * 15485863 + 7;
+}
+
+static void fworld_free(struct fworld *f)
+{
+	world_free(&f->w);
+	free(f->holds);
+}
+
+/* One run of 'node' (-1: GOOD; -2: BAD with 'reverted' reverted): 1 when
+ * it fails. */
+static int frun(struct fworld *f, const struct sim_flaky *sc, long node, long reverted)
+{
+	int holds;
+
+	if (node == -2)
+		holds = reverted != (long)f->w.culprit[0];
+	else
+		holds = node >= 0 && f->holds[node];
+	return kb_rand_unit(&f->rng) < (holds ? sc->rate : sc->false_rate);
+}
+
+static struct kb_flaky_count *fcount(struct kb_flaky_count **c, size_t *nc, long node)
+{
+	size_t i;
+
+	for (i = 0; i < *nc; i++)
+		if ((*c)[i].node == node)
+			return &(*c)[i];
+	*c = realloc(*c, (*nc + 1) * sizeof(**c));
+	(*c)[*nc].node = node;
+	(*c)[*nc].runs = (*c)[*nc].fails = 0;
+	return &(*c)[(*nc)++];
+}
+
+void sim_flaky_trial(const struct sim_flaky *sc, uint64_t seed, struct sim_flaky_result *r)
+{
+	struct fworld f;
+	struct kb_flaky_in in;
+	struct kb_flaky_count *c = NULL;
+	size_t nc = 0;
+	int guard;
+
+	memset(r, 0, sizeof(*r));
+	fworld_init(&f, sc, seed);
+	memset(&in, 0, sizeof(in));
+	in.g = &f.w.g;
+	in.bad = 0;
+	in.revert_of = -1;
+	kb_flaky_params_default(&in.p);
+	for (guard = 0; guard < 100000; guard++) {
+		struct kb_flaky_out out;
+
+		in.c = c;
+		in.nc = nc;
+		if (kb_flaky_decide(&in, &out) < 0) {
+			snprintf(r->verdict, sizeof(r->verdict), "error");
+			break;
+		}
+		if (getenv("SIM_TRACE"))
+			fprintf(stderr, "  %4ld %-7s %5ld best %ld %.3f q %.2f e %.3f  %s%s\n", r->runs,
+				out.role ? out.role : "done", out.node, out.best, out.prob, out.q,
+				out.e, out.note, out.reason);
+		if (out.kind == KB_FLAKY_DONE) {
+			snprintf(r->verdict, sizeof(r->verdict), "%s", out.verdict);
+			if (!strcmp(out.verdict, "culprit")) {
+				r->exact = out.best == (long)f.w.culprit[0];
+				r->wrong = !r->exact;
+			}
+			r->noreg = !strcmp(out.verdict, "no-regression");
+			break;
+		}
+		if (out.kind == KB_FLAKY_REVERT) {
+			in.revert_of = out.node;
+			in.revert_made = 1;
+			in.revert_runs = in.revert_fails = 0;
+			r->commits++;
+			continue;
+		}
+		r->runs++;
+		if (out.kind == KB_FLAKY_RUN_REVERT) {
+			in.revert_runs++;
+			in.revert_fails += frun(&f, sc, -2, in.revert_of);
+			continue;
+		}
+		{
+			struct kb_flaky_count *k = fcount(&c, &nc, out.node);
+
+			r->commits += !k->runs;
+			k->runs++;
+			k->fails += frun(&f, sc, out.node, -1);
+		}
+	}
+	if (getenv("SIM_TRACE"))
+		fprintf(stderr, "culprit %zu: %s after %ld runs\n", f.w.culprit[0], r->verdict, r->runs);
+	free(c);
+	fworld_free(&f);
+}
+
+void sim_flaky_tries(const struct sim_flaky *sc, uint64_t seed, int tries,
+		     struct sim_flaky_result *r)
+{
+	struct fworld f;
+	char *marks;
+	int guard;
+
+	memset(r, 0, sizeof(*r));
+	fworld_init(&f, sc, seed);
+	marks = kb_calloc(f.w.n, 1);
+	for (guard = 0; guard < 10000; guard++) {
+		struct kb_next next;
+		int k, failed = 0;
+
+		if (kb_bisect_next(&f.w.g, 0, marks, seed, &next) < 0) {
+			snprintf(r->verdict, sizeof(r->verdict), "error");
+			break;
+		}
+		if (next.kind != KB_NEXT_TEST) {
+			if (next.kind == KB_NEXT_FOUND) {
+				snprintf(r->verdict, sizeof(r->verdict), "culprit");
+				r->exact = next.commit == f.w.culprit[0];
+				r->wrong = !r->exact;
+			} else {
+				snprintf(r->verdict, sizeof(r->verdict), "inconclusive");
+			}
+			kb_next_release(&next);
+			break;
+		}
+		r->commits++;
+		for (k = 0; k < tries && !failed; k++) {
+			r->runs++;
+			failed = frun(&f, sc, (long)next.commit, -1);
+		}
+		marks[next.commit] = failed ? KB_MARK_BAD : KB_MARK_GOOD;
+		kb_next_release(&next);
+	}
+	free(marks);
+	fworld_free(&f);
 }

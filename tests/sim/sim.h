@@ -89,4 +89,32 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 /* One trial of a plain bisection: k runs per commit, a midpoint threshold. */
 void sim_naive(const struct sim_scenario *sc, uint64_t seed, int k, struct sim_result *r);
 
+/*
+ * A flaky failure: from the culprit on, a run fails with 'rate'; before
+ * it (GOOD too), with 'false_rate'.  A run of the culprit reverted on BAD
+ * fails as the commits before it do.
+ */
+struct sim_flaky {
+	const char *name;
+	size_t commits;
+	double rate, false_rate;
+};
+
+struct sim_flaky_result {
+	int exact;           /* the verdict culprit, naming the culprit */
+	int wrong;           /* the verdict culprit, naming another commit */
+	int noreg;           /* the verdict no-regression */
+	long runs;
+	long commits;        /* commits run (builds), the revert included */
+	char verdict[32];
+};
+
+/* One trial of kbisect's flaky mode (lib/flaky.c). */
+void sim_flaky_trial(const struct sim_flaky *sc, uint64_t seed, struct sim_flaky_result *r);
+/* One trial of a plain bisection that runs each commit up to 'tries'
+ * times, bad at its first failure, good after 'tries' passes (ktest's
+ * BISECT_TRIES; 1: git bisect run). */
+void sim_flaky_tries(const struct sim_flaky *sc, uint64_t seed, int tries,
+		     struct sim_flaky_result *r);
+
 #endif

@@ -1,0 +1,217 @@
+/*
+ * The flaky bisection (lib/flaky.c): its rates and posterior on small
+ * graphs, its steps, and its figures on simulated histories (tests/sim,
+ * fixed seeds).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "../sim/sim.h"
+#include "flaky.h"
+#include "graph.h"
+#include "test.h"
+
+/* A line of commits: node 0 is BAD, node n-1 the oldest, GOOD below it. */
+static void chain(struct kb_graph *g, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		kb_graph_add_node(g);
+		if (i + 1 < n)
+			kb_graph_add_parent(g, i + 1);
+	}
+}
+
+static void setup(struct kb_flaky_in *in, const struct kb_graph *g,
+		  const struct kb_flaky_count *c, size_t nc)
+{
+	memset(in, 0, sizeof(*in));
+	in->g = g;
+	in->bad = 0;
+	in->c = c;
+	in->nc = nc;
+	in->revert_of = -1;
+	kb_flaky_params_default(&in->p);
+}
+
+TEST(test_flaky__beta_quantiles)
+{
+	CHECK(fabs(kb_beta_quantile(0.3, 1, 1) - 0.3) < 1e-9);
+	CHECK(fabs(kb_beta_quantile(0.25, 2, 1) - 0.5) < 1e-9);
+	CHECK(fabs(kb_beta_quantile(0.75, 1, 2) - 0.5) < 1e-9);
+	/* Jeffreys' prior is arcsine: F(x) = 2/pi asin(sqrt(x)) */
+	CHECK(fabs(kb_beta_quantile(0.5, 0.5, 0.5) - 0.5) < 1e-9);
+	CHECK(fabs(kb_beta_quantile(1.0 / 3, 0.5, 0.5) - 0.25) < 1e-7);
+	CHECK(kb_flaky_bad_runs(0.1) == 29);
+	CHECK(kb_flaky_bad_runs(0.5) == 5);
+}
+
+TEST(test_flaky__posterior_of_a_deterministic_test)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	struct kb_flaky_count c[] = { { 0, 1, 1 }, { -1, 1, 0 }, { 5, 1, 1 }, { 6, 8, 0 } };
+	struct kb_flaky_in in;
+	double post[10], sum = 0, above = 0;
+	size_t i;
+
+	chain(&g, 10);
+	setup(&in, &g, c, 4);
+	CHECK(kb_flaky_posterior(&in, post) == 0);
+	for (i = 0; i < 10; i++) {
+		sum += post[i];
+		if (i > 5)
+			above += post[i];
+	}
+	CHECK(fabs(sum - 1) < 1e-9);
+	/* 5 failed and 6 passed eight times: 5 is the culprit */
+	CHECK_MSG(post[5] > 0.8, "post[5] %.3f", post[5]);
+	CHECK_MSG(above < 0.02, "older %.3f", above);
+	/* the failure at 3 instead: 3, 4 and 5 alike, and 2 only as far as a
+	 * false alarm at 3 goes */
+	c[2].node = 3;
+	CHECK(kb_flaky_posterior(&in, post) == 0);
+	CHECK_MSG(post[3] + post[4] + post[5] > 0.8 && fabs(post[3] - post[4]) < 1e-9,
+		  "%.3f %.3f %.3f", post[3], post[4], post[5]);
+	CHECK_MSG(post[2] < post[3] / 10, "%.3f %.3f", post[2], post[3]);
+	kb_graph_release(&g);
+}
+
+TEST(test_flaky__bad_that_never_fails_is_no_regression)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	struct kb_flaky_count c[] = { { 0, 0, 0 } };
+	struct kb_flaky_in in;
+	struct kb_flaky_out out;
+
+	chain(&g, 8);
+	setup(&in, &g, c, 1);
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_RUN && out.node == 0 && !strcmp(out.role, "bad"));
+	c[0].runs = 28;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_RUN && out.node == 0);
+	c[0].runs = 29;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_DONE && !strcmp(out.verdict, "no-regression"));
+	CHECK_MSG(strstr(out.reason, "did not reproduce on BAD in 29 runs"), "%s", out.reason);
+	/* a lower rate looked for: more runs */
+	in.p.min_rate = 0.05;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_RUN && out.node == 0);
+	/* counts that cannot be */
+	c[0].fails = 30;
+	CHECK(kb_flaky_decide(&in, &out) < 0);
+	kb_graph_release(&g);
+}
+
+TEST(test_flaky__good_runs_once_then_probes)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	struct kb_flaky_count c[] = { { 0, 1, 1 }, { -1, 0, 0 } };
+	struct kb_flaky_in in;
+	struct kb_flaky_out out;
+	double e0;
+
+	chain(&g, 16);
+	setup(&in, &g, c, 2);
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_RUN && out.node == -1 && !strcmp(out.role, "good"));
+	c[1].runs = 1;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	/* a probe inside the range, not an endpoint */
+	CHECK(out.kind == KB_FLAKY_RUN && out.node > 0 && out.node < 16 &&
+	      !strcmp(out.role, "probe"));
+	/* GOOD that failed: the false alarms' rate goes up, and it is said */
+	c[1].runs = 4;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(!out.good_failed);
+	e0 = out.e;
+	c[1].fails = 3;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK_MSG(out.good_failed && out.e > 3 * e0, "%.4f %.4f", out.e, e0);
+	kb_graph_release(&g);
+}
+
+/* Probes settled on 5 (the culprit) and 6 (its parent): the checks. */
+TEST(test_flaky__verification_and_a_revert_that_fails)
+{
+	struct kb_graph g = KB_GRAPH_INIT;
+	struct kb_flaky_count c[] = { { 0, 6, 6 }, { -1, 1, 0 }, { 5, 4, 4 }, { 6, 8, 0 },
+				      { 4, 2, 2 }, { 7, 2, 0 } };
+	struct kb_flaky_in in;
+	struct kb_flaky_out out;
+
+	chain(&g, 10);
+	setup(&in, &g, c, 6);
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK_MSG(out.kind == KB_FLAKY_REVERT && out.node == 5, "kind %d node %ld %s",
+		  out.kind, out.node, out.note);
+	CHECK(!strcmp(out.culprit_check, "pass") && !strcmp(out.parent_check, "pass"));
+	in.revert_of = 5;
+	in.revert_made = 1;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_RUN_REVERT);
+	/* clean: the culprit */
+	in.revert_runs = 8;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK_MSG(out.kind == KB_FLAKY_DONE && !strcmp(out.verdict, "culprit") &&
+		  out.best == 5 && !strcmp(out.revert_check, "pass"), "%d %s", out.kind,
+		  out.note);
+	CHECK(out.q > 0.8 && out.q_lo < out.q && out.q < out.q_hi);
+	/* failing as BAD does: inconclusive */
+	in.revert_fails = 4;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_DONE && !strcmp(out.verdict, "inconclusive") &&
+	      !strcmp(out.revert_check, "fail"));
+	CHECK(strstr(out.reason, "reverting the likely culprit does not stop the failure"));
+	/* a revert that could not be made: its check n/a */
+	in.revert_made = 0;
+	in.revert_runs = in.revert_fails = 0;
+	CHECK(kb_flaky_decide(&in, &out) == 0);
+	CHECK(out.kind == KB_FLAKY_DONE && !strcmp(out.verdict, "culprit") &&
+	      !strcmp(out.revert_check, "n/a"));
+	kb_graph_release(&g);
+}
+
+/* Histories with merges (tests/sim): fixed seeds, so exact regressions
+ * tests; tests/bench/sim.sh flaky prints the figures. */
+static void flaky_rates(const struct sim_flaky *sc, int trials, int *exact, int *wrong,
+			long *runs)
+{
+	int t;
+
+	*exact = *wrong = 0;
+	*runs = 0;
+	for (t = 1; t <= trials; t++) {
+		struct sim_flaky_result r;
+
+		sim_flaky_trial(sc, (uint64_t)t, &r);
+		*exact += sc->rate > 0 ? r.exact : r.noreg;
+		*wrong += r.wrong;
+		*runs += r.runs;
+	}
+}
+
+TEST(test_flaky__half_the_runs_with_false_alarms)
+{
+	struct sim_flaky sc = { "0.5/0.02", 200, 0.5, 0.02 };
+	int exact, wrong;
+	long runs;
+
+	flaky_rates(&sc, 20, &exact, &wrong, &runs);
+	CHECK_MSG(exact >= 18 && wrong == 0, "exact %d wrong %d of 20", exact, wrong);
+}
+
+TEST(test_flaky__deterministic_and_never_failing)
+{
+	struct sim_flaky det = { "1/0", 200, 1.0, 0 }, none = { "0/0", 200, 0, 0 };
+	int exact, wrong;
+	long runs;
+
+	flaky_rates(&det, 20, &exact, &wrong, &runs);
+	CHECK_MSG(exact == 20 && wrong == 0, "exact %d wrong %d of 20", exact, wrong);
+	flaky_rates(&none, 5, &exact, &wrong, &runs);
+	CHECK_MSG(exact == 5 && wrong == 0 && runs == 5 * 29, "no-regression %d of 5, %ld runs",
+		  exact, runs);
+}
