@@ -405,6 +405,31 @@ static void print_setup(json_t *r, FILE *to)
 	fprintf(to, "\n");
 }
 
+/* A flaky bisection's culprit: its probability, the failure rate, the
+ * checks. */
+static void print_flaky(json_t *c, FILE *to)
+{
+	json_t *rate = json_object_get(c, "rate"), *fa = json_object_get(c, "false_alarms");
+	json_t *checks = json_object_get(c, "checks"), *rr = json_object_get(c, "revert_runs");
+
+	fprintf(to, "probability: %.3f\n", json_number_value(json_object_get(c, "probability")));
+	fprintf(to, "fails in %.0f%% of runs from it on (90%% interval %.0f%% .. %.0f%%); "
+		"false alarms before it: %.1f%% of runs (at most %.1f%%)\n",
+		100 * json_number_value(json_object_get(rate, "estimate")),
+		100 * json_number_value(json_array_get(json_object_get(rate, "interval"), 0)),
+		100 * json_number_value(json_array_get(json_object_get(rate, "interval"), 1)),
+		100 * json_number_value(json_object_get(fa, "estimate")),
+		100 * json_number_value(json_object_get(fa, "upper")));
+	fprintf(to, "checks: fails itself %s, parent clean %s, revert on BAD %s",
+		kb_str(checks, "fails_itself"), kb_str(checks, "parent_clean"),
+		kb_str(checks, "revert"));
+	if (rr)
+		fprintf(to, " (%lld runs, %lld failed)",
+			(long long)json_integer_value(json_object_get(rr, "runs")),
+			(long long)json_integer_value(json_object_get(rr, "fails")));
+	fprintf(to, "\n\n");
+}
+
 /* The command that runs the same bisection again, and the replay. */
 static void print_reproduce(json_t *r, FILE *to)
 {
@@ -429,6 +454,15 @@ static void print_reproduce(json_t *r, FILE *to)
 		} else {
 			fprintf(to, " --bench ");
 			put_word(to, kb_str(b, "name"));
+		}
+		if (json_is_true(json_object_get(b, "flaky")))
+			fprintf(to, " --flaky");
+		if (json_is_number(json_object_get(b, "min_rate")))
+			fprintf(to, " --min-rate %g",
+				json_number_value(json_object_get(b, "min_rate")));
+		if (json_is_string(json_object_get(b, "signature"))) {
+			fprintf(to, " --signature ");
+			put_word(to, kb_str(b, "signature"));
 		}
 		fprintf(to, " --target ");
 		put_word(to, kb_str(r, "target"));
@@ -459,6 +493,7 @@ static void print_report(json_t *r, FILE *to, const char *link)
 {
 	const char *verdict = kb_str(r, "verdict");
 	int perf = !strcmp(kb_str(r, "mode"), "performance");
+	int flaky = !strcmp(kb_str(r, "mode"), "flaky");
 	json_t *culprits = json_object_get(r, "culprits"), *e;
 	size_t i;
 
@@ -478,6 +513,8 @@ static void print_report(json_t *r, FILE *to, const char *link)
 			print_commit(e, to);
 			if (perf)
 				print_checks(e, to);
+			else if (flaky)
+				print_flaky(e, to);
 			else
 				fprintf(to, "probability: %.2f\n\n",
 					json_number_value(json_object_get(e, "probability")));
@@ -499,6 +536,8 @@ static void print_report(json_t *r, FILE *to, const char *link)
 			print_commit(e, to);
 			if (perf)
 				print_checks(e, to);
+			else if (flaky)
+				print_flaky(e, to);
 		}
 	}
 	if (perf) {
@@ -531,6 +570,16 @@ static void print_report(json_t *r, FILE *to, const char *link)
 			if (*kb_str(e, "same_as"))
 				fprintf(to, "; the samples of %.12s, built the same",
 					kb_str(e, "same_as"));
+			fprintf(to, ")");
+		} else if (flaky) {
+			json_int_t other = json_integer_value(json_object_get(e, "other"));
+
+			fprintf(to, " (%lld run%s, %lld failed",
+				(long long)json_integer_value(json_object_get(e, "runs")),
+				json_integer_value(json_object_get(e, "runs")) == 1 ? "" : "s",
+				(long long)json_integer_value(json_object_get(e, "fails")));
+			if (other)
+				fprintf(to, ", %lld another way", (long long)other);
 			fprintf(to, ")");
 		} else if (ex) {
 			fprintf(to, " (exit %lld)", (long long)json_integer_value(ex));

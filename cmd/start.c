@@ -16,7 +16,11 @@ static const struct kb_cmd_help help = {
 	"0 good, 125 skip, 1-124 bad; 126 and 127 (the command could not be run)\n"
 	"and 128 and above stop the bisection.  A benchmark with a metric is a\n"
 	"performance bisection: each commit is booted and measured as often as the\n"
-	"statistics need, and a run that exits 1-125 skips the commit.\n"
+	"statistics need, and a run that exits 1-125 skips the commit.  With\n"
+	"--flaky, a pass/fail test that fails only some of the time: each commit\n"
+	"is run as often as the evidence needs, and the culprit is named only\n"
+	"once it fails itself and its parent and its revert on BAD pass often\n"
+	"enough to be clean.\n"
 	"Everything is recorded in the state database before it is acted on:\n"
 	"after a crash, 'kbisect resume' continues.\n"
 	"Exit status: 0 a culprit was named, 3 a verdict without one, 1 an error,\n"
@@ -65,9 +69,10 @@ int cmd_start(int argc, char **argv)
 	struct kb_strv targets = KB_STRV_INIT;
 	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
-		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on";
-	double confidence = 0.95, seed = 0, scale = 1, build_jobs = 0;
-	int first_parent = 0, no_run = 0, accept_new = 0, ret;
+		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on",
+		   *signature = NULL;
+	double confidence = 0.95, seed = 0, scale = 1, build_jobs = 0, min_rate = 0;
+	int first_parent = 0, no_run = 0, accept_new = 0, flaky = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
 		  "benchmark: a name from configs/benchmarks/ or a JSON file" },
@@ -106,6 +111,19 @@ int cmd_start(int argc, char **argv)
 		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
 		  "base kernel config: a file, or a make target such as tinyconfig "
 		  "(default) or defconfig" },
+		{ "flaky", OPT_FLAG, &flaky, NULL,
+		  "pass/fail: the test fails only some of the time; each commit is run as "
+		  "often as its runs need, under a model of the failure rate from the "
+		  "culprit on and of false alarms before it (also \"flaky\": true in a "
+		  "benchmark file)" },
+		{ "min-rate", OPT_NUMBER, &min_rate, "R",
+		  "--flaky: the lowest failure rate looked for (default 0.1): BAD is run "
+		  "until it fails, at most the runs in which such a rate shows at 95% "
+		  "(29 for 0.1), else the verdict is no-regression" },
+		{ "signature", OPT_STRING, &signature, "REGEX",
+		  "--flaky: a failure is the bug's only when its output matches REGEX "
+		  "(POSIX extended); other failures are listed, never counted "
+		  "(also \"signature\" in a benchmark file)" },
 		{ "confidence", OPT_NUMBER, &confidence, "P",
 		  "stop when the culprit's probability reaches P (default 0.95)" },
 		{ "first-parent", OPT_FLAG, &first_parent, NULL,
@@ -159,9 +177,21 @@ int cmd_start(int argc, char **argv)
 		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
 		goto out_usage;
 	}
+	if (min_rate && !(min_rate > 0 && min_rate < 1)) {
+		ret = kb_usage_error(&help, "--min-rate must be above 0 and below 1");
+		goto out_usage;
+	}
 	ret = bench ? kb_bench_load(&spec.bench, bench, kb_bench_dirs()) :
 		      kb_bench_from_command(&spec.bench, command);
 	if (ret < 0)
+		goto fail;
+	if ((min_rate || signature) && !flaky && !spec.bench.flaky) {
+		ret = kb_usage_error(&help, "--min-rate and --signature go with --flaky");
+		goto out_usage;
+	}
+	if ((flaky || min_rate || signature) &&
+	    (ret = kb_bench_set_flaky(&spec.bench, flaky, min_rate, signature,
+				      "(with --flaky)")) < 0)
 		goto fail;
 	for (i = 0; i + 1 < args.n; i++)
 		kb_strv_push(&spec.good_specs, args.v[i]);

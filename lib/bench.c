@@ -283,6 +283,37 @@ static const char *bad_escape(const char *re)
 	return NULL;
 }
 
+int kb_regex_check(const char *regex, const char *origin, const char *field)
+{
+	const char *esc = bad_escape(regex);
+	double copies = regex_copies(regex);
+	regex_t re;
+	int rc;
+
+	if (esc)
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' has the escape '\\%.1s', "
+				"which a regex here may not have: a backslash goes only "
+				"before a character special to a regex (\\. \\( \\[ ...) or "
+				"before w, W, s, S, b, B, <, >, ` and '", origin, field, esc + 1);
+	if (copies < 0)
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' nests groups deeper "
+				"than %d", origin, field, REGEX_MAX_DEPTH);
+	if (copies > REGEX_MAX_COPIES)
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' repeats too much: its "
+				"bounds {m,n} make more than %d copies of its parts to match",
+				origin, field, REGEX_MAX_COPIES);
+	rc = regcomp(&re, regex, REG_EXTENDED);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' is not a valid regular "
+				"expression: %s", origin, field, msg);
+	}
+	regfree(&re);
+	return 0;
+}
+
 /* The string at key 'key' of the object at 'field' ("metric", "metrics[2]"). */
 static int get_field_string(json_t *obj, const char *field, const char *key,
 			    const char *origin, int required, char **out)
@@ -354,42 +385,8 @@ static int parse_one_metric(struct kb_metric *out, json_t *m, const char *origin
 	}
 	re_field = kb_asprintf("%s.regex", field);
 	if (out->regex) {
-		const char *esc = bad_escape(out->regex);
-		double copies = regex_copies(out->regex);
-		regex_t re;
-		int rc;
-
-		if (esc) {
-			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' has the "
-				       "escape '\\%.1s', which a metric regex may not have: "
-				       "a backslash goes only before a character special to "
-				       "a regex (\\. \\( \\[ ...) or before w, W, s, S, b, B, "
-				       "<, >, ` and '", origin, re_field, esc + 1);
+		if ((ret = kb_regex_check(out->regex, origin, re_field)) < 0)
 			goto out;
-		}
-		if (copies < 0) {
-			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' nests "
-				       "groups deeper than %d", origin, re_field,
-				       REGEX_MAX_DEPTH);
-			goto out;
-		}
-		if (copies > REGEX_MAX_COPIES) {
-			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' repeats "
-				       "too much: its bounds {m,n} make more than %d copies of "
-				       "its parts to match", origin, re_field, REGEX_MAX_COPIES);
-			goto out;
-		}
-		rc = regcomp(&re, out->regex, REG_EXTENDED);
-		if (rc) {
-			char msg[128];
-
-			regerror(rc, &re, msg, sizeof(msg));
-			ret = kb_error(KB_EINVAL, "benchmark %s: field '%s' "
-				       "is not a valid regular expression: %s", origin,
-				       re_field, msg);
-			goto out;
-		}
-		regfree(&re);
 	}
 	if (!out->unit)
 		out->unit = kb_strdup("");
@@ -453,7 +450,7 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 {
 	static const char *const keys[] = {
 		"name", "description", "setup", "command", "metric", "warmup",
-		"runs_per_boot", "timeout", "metrics", NULL
+		"runs_per_boot", "timeout", "metrics", "flaky", "signature", "min_rate", NULL
 	};
 	json_error_t jerr;
 	json_t *root, *v;
@@ -516,12 +513,63 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 			       b->runs_per_boot);
 		goto out;
 	}
+	if ((v = json_object_get(root, "flaky"))) {
+		if (!json_is_boolean(v)) {
+			ret = field_err(origin, "flaky", "must be true or false");
+			goto out;
+		}
+		b->flaky = json_is_true(v);
+	}
+	if ((ret = get_string(root, "signature", origin, 0, &b->signature)) < 0 ||
+	    (b->signature && (ret = kb_regex_check(b->signature, origin, "signature")) < 0))
+		goto out;
+	if ((v = json_object_get(root, "min_rate"))) {
+		if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+		    !(json_number_value(v) < 1)) {
+			ret = field_err(origin, "min_rate", "must be a rate above 0 and below 1");
+			goto out;
+		}
+		b->min_rate = json_number_value(v);
+	}
+	if ((b->flaky || b->signature) && b->has_metric) {
+		ret = kb_error(KB_EINVAL, "benchmark %s: '%s' is for a test that passes or "
+			       "fails, and this one has a metric", origin,
+			       b->flaky ? "flaky" : "signature");
+		goto out;
+	}
 	b->json = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
 out:
 	json_decref(root);
 	if (ret)
 		kb_bench_release(b);
 	return ret;
+}
+
+int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const char *signature,
+		       const char *origin)
+{
+	json_t *root = json_loads(b->json, 0, NULL);
+	struct kb_bench nb;
+	char *text;
+	int ret;
+
+	if (!root)
+		return kb_error(KB_ERROR, "benchmark %s: cannot read its definition", b->name);
+	if (flaky)
+		json_object_set_new(root, "flaky", json_true());
+	if (min_rate > 0)
+		json_object_set_new(root, "min_rate", json_real(min_rate));
+	if (signature)
+		json_object_set_new(root, "signature", json_string(signature));
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(root);
+	ret = kb_bench_parse(&nb, text, origin);
+	free(text);
+	if (ret < 0)
+		return ret;
+	kb_bench_release(b);
+	*b = nb;
+	return 0;
 }
 
 int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs)
@@ -581,6 +629,7 @@ void kb_bench_release(struct kb_bench *b)
 
 	free(b->name);
 	free(b->description);
+	free(b->signature);
 	kb_strv_clear(&b->setup);
 	kb_strv_clear(&b->argv);
 	metric_release(&b->metric);

@@ -53,8 +53,17 @@ struct kb_bench {
 	int warmup, runs_per_boot;
 	int runs_per_boot_set;  /* the definition names it: a fixed choice */
 	double timeout;
+	int flaky;              /* "flaky": it fails only some of the time */
+	char *signature;        /* "signature": the regex a failure of the bug
+				 * matches in its output (NULL: any failure) */
+	double min_rate;        /* "min_rate": the lowest rate of failure looked
+				 * for (0: the default, 0.1) */
 	char *json;             /* the definition, compact, for the database */
 };
+
+/* A regex of a benchmark (a metric's, a signature) that is safe to
+ * compile and valid: 0, or KB_EINVAL naming 'field' of 'origin'. */
+int kb_regex_check(const char *regex, const char *origin, const char *field);
 
 /* Parse a definition; 'origin' names it in error messages. */
 int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin);
@@ -67,6 +76,11 @@ int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs);
 /* A pass/fail benchmark running one shell command string. */
 int kb_bench_from_command(struct kb_bench *b, const char *shell_command);
 void kb_bench_release(struct kb_bench *b);
+/* The same benchmark, flaky (when 'flaky'), with 'min_rate' (when above 0)
+ * and 'signature' (when not NULL): checked as a definition that says so
+ * is ('origin' names what asked for it in errors). */
+int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const char *signature,
+		       const char *origin);
 
 /*
  * Extract the metric from a run's output.  KB_EINVAL with a message naming

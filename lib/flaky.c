@@ -233,6 +233,24 @@ static void count_of(const struct kb_flaky_in *in, long node, int *runs, int *fa
 		}
 }
 
+/* The runs of 'node' that failed another way. */
+static int other_of(const struct kb_flaky_in *in, long node)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < in->nc; i++)
+		if (in->c[i].node == node)
+			n += in->c[i].other;
+	return n;
+}
+
+/* Most of its runs fail another way: the commit cannot be judged. */
+static int masked(int runs, int other)
+{
+	return other >= 3 && other >= 2 * runs;
+}
+
 /*
  * How likely a commit of 'runs' runs and 'fails' failures is clean, on
  * its own runs: even odds before them, the rate of a commit that holds
@@ -312,7 +330,11 @@ static long best_probe(const struct kb_flaky_in *in, const struct tally *t, cons
 				hk -= b * (sb + (1 - wa) * log(b));
 			gain -= pr * hk;
 		}
+		if (in->skip && in->skip[i])
+			continue;
 		count_of(in, (long)i, &r, &f);
+		if (masked(r, other_of(in, (long)i)))
+			continue;
 		if (!r)
 			gain /= 1 + p->build_cost;
 		if (gain > top) {
@@ -471,6 +493,19 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 		double pc;
 
 		count_of(in, best, &r, &f);
+		if (in->skip && in->skip[best]) {
+			out->culprit_check = "fail";
+			done(out, "inconclusive", "the likely culprit cannot be tested (it was "
+			     "skipped)");
+			goto out;
+		}
+		if (other_of(in, best) >= cap && masked(r, other_of(in, best))) {
+			out->culprit_check = "fail";
+			done(out, "inconclusive", "the likely culprit fails another way in %d "
+			     "runs: whether it fails the bug's way cannot be told",
+			     other_of(in, best));
+			goto out;
+		}
 		pc = clean_prob(r, f, p->q_a + bad_fails, p->q_b + bad_runs - bad_fails,
 				0, ea, eb);
 		if (1 - pc < check) {
@@ -501,6 +536,19 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 			double pc;
 
 			count_of(in, par, &r, &f);
+			if (par >= 0 && in->skip && in->skip[par]) {
+				out->parent_check = "fail";
+				done(out, "inconclusive", "the parent of the likely culprit cannot "
+				     "be tested (it was skipped)");
+				goto out;
+			}
+			if (other_of(in, par) >= cap && masked(r, other_of(in, par))) {
+				out->parent_check = "fail";
+				done(out, "inconclusive", "the parent of the likely culprit fails "
+				     "another way in %d runs: whether it is clean cannot be told",
+				     other_of(in, par));
+				goto out;
+			}
 			pc = clean_prob(r, f, vqa, vqb, 0, ea - f, eb - (r - f));
 			if (pc >= check)
 				continue;
@@ -528,7 +576,11 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 		    "on top of BAD");
 		goto out;
 	}
-	if (in->revert_made) {
+	if (in->revert_made && in->revert_other >= cap &&
+	    masked(in->revert_runs, in->revert_other)) {
+		/* like a revert that does not apply: no check */
+		out->revert_check = "n/a";
+	} else if (in->revert_made) {
 		double pc = clean_prob(in->revert_runs, in->revert_fails, vqa, vqb, 0,
 				       ea, eb);
 

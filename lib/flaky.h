@@ -29,8 +29,10 @@
  *     the runs a rate of 'min_rate' would need, three times over, or a
  *     revert that fails this bug's way, fails: the verdict inconclusive.
  *
- * Failures of another kind (another signature) are not counted at all:
- * the caller passes only the runs that passed or failed this bug's way.
+ * Failures of another kind (another signature) are not counted as runs;
+ * only their number is passed, so that a commit that fails another way
+ * most of the time is left (a probe), or its check given up (n/a for the
+ * revert, a failed check for the culprit and its parent).
  */
 #ifndef KB_FLAKY_H
 #define KB_FLAKY_H
@@ -43,6 +45,7 @@
 struct kb_flaky_count {
 	long node;
 	int runs, fails;
+	int other;          /* runs that failed another way: not in 'runs' */
 };
 
 struct kb_flaky_params {
@@ -64,11 +67,12 @@ struct kb_flaky_in {
 	size_t bad;                       /* node of BAD */
 	const struct kb_flaky_count *c;   /* one per commit run, GOOD's too */
 	size_t nc;
+	const unsigned char *skip;        /* per node: cannot be tested (NULL: none) */
 	/* the culprit 'revert_of' (a node) reverted on BAD, once made: -1
 	 * before; revert_made 0 when it could not be made */
 	long revert_of;
 	int revert_made;
-	int revert_runs, revert_fails;
+	int revert_runs, revert_fails, revert_other;
 	struct kb_flaky_params p;
 };
 

@@ -11,6 +11,7 @@
  */
 #define KB_MODES(X) \
 	X(compare) \
+	X(flaky) \
 	X(perf) \
 	X(passfail)
 

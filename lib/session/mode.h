@@ -1,6 +1,6 @@
 /*
  * mode.h - the ways a session decides what to test: one ops struct, one
- * file each (passfail.c, performance.c, compare.c), listed in one table
+ * file each (passfail.c, flaky.c, performance.c, compare.c), listed in one table
  * (mode.c).
  *
  * The session core (session.c) opens, loads, boots, runs and records; it
@@ -84,6 +84,10 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *sha,
 			 int runs);
 int kb_perf_status(struct kb_session *s, json_t *status);
+/* Revert 'culprit' on top of BAD into a commit object of its own (no ref,
+ * no work tree, no index of the user's is touched), and record it, or
+ * that it does not apply. */
+int kb_perf_make_revert(struct kb_session *s, const char *culprit);
 
 /* Test commits on the pool's machines at once (pool.c). */
 int kb_pool_loop(struct kb_session *s);

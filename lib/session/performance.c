@@ -673,7 +673,7 @@ int kb_perf_measure_boot(struct kb_session *s, struct kb_target *t, const char *
 
 /* Revert 'culprit' on top of BAD into a commit object (no ref, no work
  * tree, no index of the user's is touched) and record it. */
-static int make_revert(struct kb_session *s, const char *culprit)
+int kb_perf_make_revert(struct kb_session *s, const char *culprit)
 {
 	git_oid oid, rev;
 	char hex[GIT_OID_HEXSZ + 1] = "-";
@@ -720,7 +720,7 @@ static int make_aligned(struct kb_session *s, const char *culprit)
 static int make_asked(struct kb_session *s, const struct kb_perf_out *out, int *ret)
 {
 	if (out->kind == KB_PERF_REVERT)
-		*ret = make_revert(s, out->sha);
+		*ret = kb_perf_make_revert(s, out->sha);
 	else if (out->kind == KB_PERF_ALIGN)
 		*ret = make_aligned(s, out->sha);
 	else

@@ -551,7 +551,7 @@ static struct kb_flaky_count *fcount(struct kb_flaky_count **c, size_t *nc, long
 			return &(*c)[i];
 	*c = realloc(*c, (*nc + 1) * sizeof(**c));
 	(*c)[*nc].node = node;
-	(*c)[*nc].runs = (*c)[*nc].fails = 0;
+	(*c)[*nc].runs = (*c)[*nc].fails = (*c)[*nc].other = 0;
 	return &(*c)[(*nc)++];
 }
 
