@@ -8,6 +8,9 @@
 # boots that differ more than runs do, a layout offset per commit.  With
 # 100 trials the whole takes about 4 minutes here, most of it on the pool;
 # a substring selects scenarios (e.g. "boot spread", "slower", "layout").
+# Then flaky failures (pass/fail tests that fail only some of the time):
+# kbisect's --flaky beside a plain bisection and ktest's BISECT_TRIES=5;
+# "flaky" runs only those.
 #
 #   sh tests/bench/sim.sh [TRIALS] [SCENARIO-SUBSTRING]
 set -e
