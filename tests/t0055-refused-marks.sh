@@ -29,6 +29,7 @@ test_expect_success 'bad on an ancestor of a good commit is refused, and nothing
 	"$KBISECT" log >../log.before &&
 	test_expect_code 1 "$KBISECT" bad $(cat ../Z) 2>err &&
 	grep "marks contradict" err &&
+	grep "may fail only some of the time: bisect it with .kbisect start --flaky." err &&
 	state ../after &&
 	test_cmp ../before ../after &&
 	"$KBISECT" log >../log.after &&

@@ -1022,8 +1022,21 @@ int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n
 			return undo(s, ret);
 	if ((!strcmp(s->row.state, "done") &&
 	     (ret = kb_store_session_finish(s->store, s->row.id, "active", NULL)) < 0) ||
-	    (ret = kb_session_refresh(s)) < 0 || (ret = kb_session_next(s, &next)) < 0)
+	    (ret = kb_session_refresh(s)) < 0)
 		return undo(s, ret);
+	if ((ret = kb_session_next(s, &next)) < 0) {
+		/* a test that gave a commit and its ancestor answers that do not
+		 * fit may be one that fails only some of the time */
+		if (ret == KB_EINVAL && strstr(kb_error_last(), "contradict")) {
+			char *msg = kb_strdup(kb_error_last());
+
+			ret = kb_error(KB_EINVAL, "%s; when a test gives such answers, it "
+				       "may fail only some of the time: bisect it with "
+				       "'kbisect start --flaky'", msg);
+			free(msg);
+		}
+		return undo(s, ret);
+	}
 	kb_next_release(&next);
 	if ((ret = kb_store_commit(s->store)) < 0)
 		return undo(s, ret);
