@@ -142,6 +142,8 @@ test_expect_success 'bad options are refused with what to do' '
 	(cd h1 && test_must_fail "$KBISECT" start $G $B --bench ../metric.json --flaky \
 		--db ../bad.db) 2>err &&
 	test_grep "has a metric" err &&
+	(cd h1 && test_expect_code 1 "$KBISECT" good HEAD~3 --db ../det.db) 2>err &&
+	test_grep "decides from the runs of each commit, not from marks" err &&
 	"$KBISECT" start --help >help &&
 	test_grep -- "--flaky" help && test_grep -- "--min-rate" help &&
 	test_grep -- "--signature" help

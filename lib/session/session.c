@@ -992,6 +992,11 @@ int kb_session_mark_revs(struct kb_session *s, const char *const *revs, size_t n
 	size_t i, first = marked->n;
 	int ret = 0;
 
+	/* a flaky session weighs runs, never a single answer */
+	if (s->spec.bench.flaky && mark != KB_MARK_SKIP)
+		return kb_error(KB_EINVAL, "a flaky bisection decides from the runs of each "
+				"commit, not from marks: only skip marks a commit, one that "
+				"cannot be tested");
 	if (!n) {
 		if ((ret = kb_session_next(s, &next)) < 0)
 			return ret;
