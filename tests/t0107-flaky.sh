@@ -111,7 +111,7 @@ test_expect_success 'BAD that never fails: no-regression after 29 runs, exit 3' 
 	test "$(json_get none3.json runs_total)" = 9
 '
 
-test_expect_success 'kill -9 in the middle, resume: the culprit, nothing lost' '
+test_expect_success 'kill -9 in the middle, resume: no wrong culprit, nothing lost' '
 	rm -f count.* &&
 	cat >slow.sh <<-EOF &&
 	sleep 0.2
@@ -125,8 +125,17 @@ test_expect_success 'kill -9 in the middle, resume: the culprit, nothing lost' '
 	test_expect_code 0 "$KBISECT" resume --db ../kill.db >>../kill.out 2>&1 &&
 	"$KBISECT" report --json --db ../kill.db >../kill.json &&
 	cd .. &&
-	test "$(json_get kill.json verdict)" = culprit &&
-	test "$(json_get kill.json culprits[0].commit)" = "$C"
+	# where the kill lands changes which runs fail: the culprit, or (in a
+	# few percent of such histories) no verdict, never another commit
+	v=$(json_get kill.json verdict) &&
+	if test "$v" = culprit; then
+		test "$(json_get kill.json culprits[0].commit)" = "$C"
+	else
+		test "$v" = inconclusive
+	fi &&
+	# no run was lost or left: every run started has its outcome
+	(cd h1 && "$KBISECT" status --db ../kill.db) >kill.status &&
+	! grep "^running" kill.status
 '
 
 test_expect_success 'bad options are refused with what to do' '
