@@ -138,6 +138,23 @@ test_expect_success 'kill -9 in the middle, resume: no wrong culprit, nothing lo
 	! grep "^running" kill.status
 '
 
+command -v sqlite3 >/dev/null 2>&1 && test_set_prereq SQLITE3
+
+test_expect_success SQLITE3 'a pool of three: runs at once on every machine, the culprit' '
+	rm -f count.* &&
+	(cd h1 && test_expect_code 0 "$KBISECT" start $G $B --flaky --seed 1 --db ../pool.db \
+		--target local --target local --target local \
+		--command "sleep 0.2; sh $TRASH_DIRECTORY/flaky.sh $P" >../pool.out 2>&1) &&
+	(cd h1 && "$KBISECT" report --json --db ../pool.db) >pool.json &&
+	v=$(json_get pool.json verdict) &&
+	if test "$v" = culprit; then
+		test "$(json_get pool.json culprits[0].commit)" = "$C"
+	else
+		test "$v" = inconclusive
+	fi &&
+	test "$(sqlite3 pool.db "select count(distinct machine) from runs")" = 3
+'
+
 test_expect_success 'bad options are refused with what to do' '
 	(cd h1 && test_expect_code 2 "$KBISECT" start $G $B --command true --signature x) 2>err &&
 	test_grep "go with --flaky" err &&

@@ -1,9 +1,10 @@
 /*
  * The flaky mode: a pass/fail test that fails only some of the time.  It
  * asks the decision code (lib/flaky.c) which commit to run next, runs it
- * once on a boot of its own, makes the revert of a likely culprit it asks
- * for (as the performance mode does), and reports the verdict with the
- * failure rate and the checks.
+ * once on a boot of its own (on a pool, on every free machine at once),
+ * makes the revert of a likely culprit it asks for (as the performance
+ * mode does), and reports the verdict with the failure rate and the
+ * checks.
  *
  * A run passes (exit 0), fails the bug's way (exit 1-124 or 128 and above,
  * killed by a signal, timed out, or a kernel that died, with the output
@@ -383,6 +384,36 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 	return KB_PLAN_WORK;
 }
 
+/*
+ * A pool: runs are independent, so every free machine runs what one
+ * machine would run next (the same commit on several, or the next once
+ * the answers of the ones under way are in).  The verdict waits for the
+ * runs under way.
+ */
+static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct kb_job *out,
+		     size_t *nout)
+{
+	struct kb_job job;
+	size_t j;
+	int ret;
+
+	*nout = 0;
+	if (s->stop && *s->stop)
+		return in->nbusy ? KB_PLAN_WORK : KB_PLAN_STOP;
+	if (!in->nfree)
+		return KB_PLAN_WORK;
+	if ((ret = plan_one(s, &job)) < 0)
+		return ret;
+	if (ret == KB_PLAN_FINISH)
+		return in->nbusy ? KB_PLAN_WORK : KB_PLAN_FINISH;
+	for (j = 0; j < in->nfree; j++) {
+		out[j] = job;
+		out[j].machine = in->free[j];
+	}
+	*nout = in->nfree;
+	return KB_PLAN_WORK;
+}
+
 static void skipped(struct kb_session *s, const char *sha)
 {
 	(void)sha;
@@ -615,7 +646,7 @@ const struct kb_mode_ops kb_mode_flaky = {
 	.resume = "continue with 'kbisect resume'",
 	.wants = wants,
 	.plan = plan_one,
-	.plan_pool = NULL,
+	.plan_pool = plan_pool,
 	.work = work,
 	.record_run = record_run,
 	.skipped = skipped,
