@@ -1224,6 +1224,27 @@ out:
 }
 
 /*
+ * Did machine m's latest boot, of a commit of the range, measure beyond
+ * both levels by more than 3 of its standard deviations (its boot's
+ * noise, the drift's, the commit's own offset)?  Every commit of the
+ * range is at one of the two levels: one that is not says the machine's
+ * speed has moved since the endpoints were measured.
+ */
+static int beyond_levels(const struct ctx *c, int m, double lo, double hi)
+{
+	const struct kb_boot *b;
+	double sd;
+
+	if (m < 0 || m >= c->nmach || !c->drift[m].nt)
+		return 0;
+	b = &c->boot[c->tl[m][c->drift[m].nt - 1]];
+	if (endpoint(c, b) || c->in->obs[b->o].node < 0)
+		return 0;
+	sd = sqrt(b->v + b->pd + c->lay2);
+	return b->z > hi + 3 * sd || b->z < lo - 3 * sd;
+}
+
+/*
  * Before the verification of a culprit on machine m (or, with 'ahead',
  * before its next probe when the drift has grown uncertain): the endpoint
  * to measure again, so that the endpoints' level is known near the boots
@@ -1614,9 +1635,12 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 		goto out;
 	}
 	/* the machine's speed moves: the endpoints again before the drift
-	 * since they were last measured blurs what a probe tells */
+	 * since they were last measured blurs what a probe tells; or a
+	 * probe's latest boot measured beyond both levels, as no commit of
+	 * the range should: the speed moved since the endpoints were seen */
 	if ((in->machine >= 0 || !pooled(c)) && hi > lo &&
-	    drift_ahead(c, m) > (hi - lo) * (hi - lo) / 16 && (due = endpoint_due(c, m, -1))) {
+	    (drift_ahead(c, m) > (hi - lo) * (hi - lo) / 16 || beyond_levels(c, m, lo, hi)) &&
+	    (due = endpoint_due(c, m, -1))) {
 		run_action(out, due, !strcmp(due, in->good_sha) ? "good" : "bad", c->runs,
 			   "measure %s again: the machine's speed moves, and probes are "
 			   "compared with the endpoints measured near them",

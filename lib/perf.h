@@ -24,8 +24,10 @@
  *     decided at 99:1 or more boots would tell no more (its cap: the boots
  *     a commit at either level needs to be decided, from the boots'
  *     noise against the change).  When the drift
- *     since the endpoints were last measured blurs a probe, the endpoints
- *     are measured again first.
+ *     since the endpoints were last measured blurs a probe, or a probe's
+ *     boot measures beyond both levels (as no commit of the range should:
+ *     the machine's speed has moved), the endpoints are measured again
+ *     first.
  *  3. Stop when one commit holds 'confidence' of the posterior (or, when
  *     no probe can narrow it further, is the clear favourite).
  *  4. Verify, from boots measured together only: GOOD and BAD again, then

@@ -80,6 +80,20 @@ TEST(test_perf__layout_offsets_are_no_second_culprit)
 	CHECK_MSG(ok >= 34 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
 }
 
+/* The machine 20% slower for a stretch in the middle of the probes: a
+ * probe that measures beyond both levels has the endpoints measured
+ * again (32 of these 40 were right when only the drift model's own
+ * uncertainty asked for them). */
+TEST(test_perf__a_slower_stretch_is_seen_by_the_probes)
+{
+	struct sim_scenario sc = { "slow 30-90", 200, { 0.08 }, 1, 0.03, NOISE_LOGNORMAL, 5,
+				   .speed = { { 0.20, 30, 90 } } };
+	int ok, wrong, warned;
+
+	rates(&sc, 40, &ok, &wrong, &warned);
+	CHECK_MSG(ok >= 36 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
+}
+
 TEST(test_perf__warm_up_is_flagged_and_blames_nobody)
 {
 	struct sim_scenario sc = { "warm", 150, { 0.05 }, 0, 0.01, NOISE_WARMUP, 10 };
