@@ -67,8 +67,9 @@ int cmd_mark(int argc, char **argv)
 		printf("marked %s %s\n", marked.v[i], h->name);
 	if (next.kind == KB_NEXT_TEST) {
 		git_oid_tostr(sha, sizeof(sha), &s.dag.oid[next.commit]);
-		printf("next: %s (%zu candidates left, roughly %d steps)\n", sha,
-		       next.nleft, next.steps_left + 1);
+		printf("next: %s (%zu candidate%s left, roughly %d step%s)\n", sha,
+		       next.nleft, next.nleft == 1 ? "" : "s", next.steps_left + 1,
+		       next.steps_left + 1 == 1 ? "" : "s");
 	} else if (!s.spec.bench.has_metric && kb_session_finish(&s) < 0) {
 		ret = kb_fail(h->name);
 	} else {

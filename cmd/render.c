@@ -228,9 +228,11 @@ static void print_rebuild(json_t *c, FILE *to)
 			fprintf(to, "%.0f s", secs);
 		else
 			fprintf(to, "found in the cache");
-		fprintf(to, "), %lld boots, %lld runs",
-			(long long)json_integer_value(json_object_get(rb, "boots")),
-			(long long)json_integer_value(json_object_get(rb, "runs")));
+		json_int_t nb = json_integer_value(json_object_get(rb, "boots"));
+		json_int_t nr = json_integer_value(json_object_get(rb, "runs"));
+
+		fprintf(to, "), %lld boot%s, %lld run%s", (long long)nb, nb == 1 ? "" : "s",
+			(long long)nr, nr == 1 ? "" : "s");
 	}
 	fprintf(to, "\n");
 }
@@ -559,13 +561,14 @@ static void print_report(json_t *r, FILE *to, const char *link)
 		if (perf && json_array_size(smp)) {
 			double v[4096];
 			size_t n = 0, k;
+			json_int_t nb = json_integer_value(json_object_get(e, "boots"));
 			json_t *x;
 
 			json_array_foreach(smp, k, x)
 				if (n < 4096)
 					v[n++] = json_number_value(x);
-			fprintf(to, " (%s, %lld boots, %zu runs, median %.6g", kb_str(e, "role"),
-				(long long)json_integer_value(json_object_get(e, "boots")), n,
+			fprintf(to, " (%s, %lld boot%s, %zu run%s, median %.6g", kb_str(e, "role"),
+				(long long)nb, nb == 1 ? "" : "s", n, n == 1 ? "" : "s",
 				kb_median(v, n));
 			if (*kb_str(e, "same_as"))
 				fprintf(to, "; the samples of %.12s, built the same",

@@ -448,7 +448,7 @@ test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64
 	! grep "^CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y" "$(sed -n "s/^artifacts //p" bs)/config" &&
 	"$KBISECT" report --db k.db >r.txt &&
 	grep "^checks: parent vs culprit pass, revert on BAD pass, rebuild pass," r.txt &&
-	grep "^rebuild with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs; it cost 2 builds ([0-9]* s), [0-9]* boots, [0-9]* runs\$" r.txt &&
+	grep "^rebuild with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs; it cost 2 builds ([0-9]* s), [0-9]* boots*, [0-9]* runs*\$" r.txt &&
 	"$KBISECT" log --db k.db >al.log &&
 	grep -x "aligned $slow $pv $cv" al.log &&
 	# replay makes the variants again, and they must come out the same

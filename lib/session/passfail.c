@@ -339,8 +339,9 @@ static int report(struct kb_session *s, json_t **out)
 	} else {
 		json_object_set_new(o, "verdict", json_string("inconclusive"));
 		kb_report_warn(warnings, "unfinished", "the bisection has not finished: %zu "
-			       "candidates left, roughly %d steps", next.nleft,
-			       next.steps_left + 1);
+			       "candidate%s left, roughly %d step%s", next.nleft,
+			       next.nleft == 1 ? "" : "s", next.steps_left + 1,
+			       next.steps_left + 1 == 1 ? "" : "s");
 	}
 	if (nskip && next.kind != KB_NEXT_SUSPECTS)
 		kb_report_warn(warnings, "skipped", "%zu commit%s could not be tested and %s "
