@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "stats.h"
 #include "util.h"
 
 void kb_flaky_params_default(struct kb_flaky_params *p)
@@ -34,54 +35,10 @@ static double lbeta(double a, double b)
 	return lgamma(a) + lgamma(b) - lgamma(a + b);
 }
 
-/* The continued fraction of the incomplete beta function (modified
- * Lentz), for x < (a + 1) / (a + b + 2). */
-static double beta_cf(double x, double a, double b)
-{
-	const double tiny = 1e-300;
-	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
-	int m;
-
-	d = fabs(d) < tiny ? tiny : d;
-	d = 1 / d;
-	h = d;
-	for (m = 1; m <= 300; m++) {
-		double num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m)), del;
-
-		d = 1 + num * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + num / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		h *= d * c;
-		num = -(a + m) * (a + b + m) * x / ((a + 2 * m) * (a + 2 * m + 1));
-		d = 1 + num * d;
-		d = fabs(d) < tiny ? tiny : d;
-		c = 1 + num / c;
-		c = fabs(c) < tiny ? tiny : c;
-		d = 1 / d;
-		del = d * c;
-		h *= del;
-		if (fabs(del - 1) < 1e-12)
-			break;
-	}
-	return h;
-}
-
-/* The regularized incomplete beta function I_x(a, b): P(X <= x) for X
- * of Beta(a, b). */
+/* P(X <= x) for X of Beta(a, b). */
 static double beta_cdf(double x, double a, double b)
 {
-	double front;
-
-	if (x <= 0)
-		return 0;
-	if (x >= 1)
-		return 1;
-	front = exp(a * log(x) + b * log1p(-x) - lbeta(a, b));
-	if (x < (a + 1) / (a + b + 2))
-		return front * beta_cf(x, a, b) / a;
-	return 1 - front * beta_cf(1 - x, b, a) / b;
+	return kb_beta_inc(a, b, x);
 }
 
 double kb_beta_quantile(double p, double a, double b)

@@ -21,6 +21,9 @@ double kb_normal_cdf(double x);
 /* Its inverse: the z below which a standard normal falls with
  * probability p (0 < p < 1). */
 double kb_normal_quantile(double p);
+/* The regularised incomplete beta function I_x(a, b): P(X <= x) for X
+ * of Beta(a, b). */
+double kb_beta_inc(double a, double b, double x);
 
 /* Two-sided p-value of the Mann-Whitney U test (normal approximation with
  * tie and continuity corrections; exact enumeration when both n <= 8). */
