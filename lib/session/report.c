@@ -374,3 +374,16 @@ int kb_session_status(struct kb_session *s, json_t **out)
 	*out = o;
 	return 0;
 }
+
+void kb_report_common(struct kb_session *s, json_t *o, size_t runs)
+{
+	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
+	json_object_set_new(o, "builds_total",
+			    json_integer((json_int_t)kb_session_builds_total(s)));
+	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
+	json_object_set_new(o, "target", json_string(kb_spec_target(&s->spec, 0)));
+	kb_session_target_info(s, o);
+	kb_session_setup_info(s, o);
+	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
+	json_object_set_new(o, "state", json_string(s->row.state));
+}

@@ -80,6 +80,10 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
  * killed, recorded as cut short (it runs again). */
 int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r);
 void kb_session_setup_info(struct kb_session *s, json_t *o);
+/* What a pass/fail or flaky report ends with: the runs ('runs' of them
+ * done) and builds, the benchmark, the target and its setup, the range
+ * and the session's state. */
+void kb_report_common(struct kb_session *s, json_t *o, size_t runs);
 void kb_session_culprit_people(struct kb_session *s, json_t *o);
 
 /* How many builds ran (cache hits left out). */
