@@ -50,9 +50,12 @@ run_tap_ () {
 	} | awk $awk_line -v name="$run_name_" -v tally="$tally" -v failed="$failed" '
 	/^#RUN-TESTS-EXIT [0-9]+$/ { code = $2 + 0; got_code = 1; next }
 	{ print name ": " $0; fflush() }
-	# the first lines of what a failed test printed go to the list too
-	/^#/ && keep > 0 { print name ": " $0 >> failed; keep--; next }
-	{ keep = 0 }
+	# the list gets the last lines of what a failed test printed, not
+	# its code, which is in the script
+	/^#/ && keep == 1 && /^#[ \t]*\(exit status/ { keep = 2; nbuf = 0 }
+	/^#/ && keep == 2 { buf[nbuf++ % 20] = $0; next }
+	/^#/ && keep == 1 { next }
+	keep { flush_kept() }
 	/^ok [0-9]+/ {
 		ran++
 		if ($0 ~ /^ok [0-9]+ *# *[Ss][Kk][Ii][Pp]/) skip++
@@ -65,7 +68,7 @@ run_tap_ () {
 		else {
 			fail++
 			print name ": " $0 >> failed
-			keep = 16
+			keep = 1
 		}
 		next
 	}
@@ -76,7 +79,14 @@ run_tap_ () {
 		next
 	}
 	/^Bail out!/ { bailed = 1 }
+	function flush_kept(  i) {
+		for (i = (nbuf > 20 ? nbuf - 20 : 0); i < nbuf; i++)
+			print name ": " buf[i % 20] >> failed
+		keep = 0; nbuf = 0
+	}
 	END {
+		if (keep)
+			flush_kept()
 		problem = ""
 		if (bailed)
 			problem = "bailed out"

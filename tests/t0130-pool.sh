@@ -233,13 +233,16 @@ test_expect_success 'performance: kill -9 of kbisect, resume ends it with the sa
 		sleep 0.1; n=$((n + 1)); done &&
 	kill -9 $kb &&
 	{ wait $kb; true; } &&
-	"$KBISECT" resume >../p4b.out 2>../p4b.err &&
+	{ "$KBISECT" resume >../p4b.out 2>../p4b.err || { tail -n 5 ../p4b.err; false; }; } &&
 	"$KBISECT" report --json >../p4.json &&
 	cd .. &&
+	echo "culprit $(json_get p4.json culprits[0].commit), want $C" &&
 	test "$(json_get p4.json culprits[0].commit)" = $C &&
 	test "$(sqlite3 p4/.git/kbisect.db "PRAGMA integrity_check")" = ok &&
-	test -z "$(sqlite3 p4/.git/kbisect.db "select sha, boot from runs where state = '"'"'done'"'"'
-		group by sha, boot having count(distinct machine) > 1")"
+	shared=$(sqlite3 p4/.git/kbisect.db "select sha, boot from runs where state = '"'"'done'"'"'
+		group by sha, boot having count(distinct machine) > 1") &&
+	echo "boots on more than one machine: $shared" &&
+	test -z "$shared"
 '
 
 test_expect_success 'a machines file: the pool in one file' '

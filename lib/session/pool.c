@@ -58,13 +58,17 @@ static int machine_event(struct kb_store *store, int64_t session, int slot,
  * done), and exits 0 when the commit is marked, 2 when the machine failed
  * (KB_EINFRA), 1 for any other error, which it records as an event. */
 static void __attribute__((noreturn)) worker(struct kb_session *s, int slot,
-					     const struct kb_job *job)
+					     const struct kb_job *job, pid_t parent)
 {
 	struct kb_store *store = NULL;
 	struct kb_target *t = NULL;
 	int ret;
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* kbisect killed before the line above: no one would ever stop this
+	 * process, and a resumed session would test beside it */
+	if (getppid() != parent)
+		_exit(1);
 	signal(SIGINT, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
 	worker_slot = slot;
@@ -114,14 +118,14 @@ static char *failure_of(struct kb_session *s, int slot)
 /* Start the job of 'sl' on machine 'slot'. */
 static int start(struct kb_session *s, struct slot *sl, int slot)
 {
-	pid_t pid;
+	pid_t pid, self = getpid();
 
 	machine_event(s->store, s->row.id, slot, KB_EV_TESTING, sl->job.sha, NULL);
 	fflush(NULL);
 	if ((pid = fork()) < 0)
 		return kb_error_errno(KB_ERROR, "cannot start a process for machine %d", slot);
 	if (pid == 0)
-		worker(s, slot, &sl->job);
+		worker(s, slot, &sl->job, self);
 	sl->pid = pid;
 	sl->since = kb_now();
 	return 0;
