@@ -179,6 +179,21 @@ test_expect_success 'output without the metric stops with the benchmark and its 
 	test "$(sqlite3 .git/kbisect.db "select count(*) from runs where state = '"'"'aborted'"'"'")" = 2
 '
 
+test_expect_success 'a benchmark whose command is not found: stopped with what to do, nothing marked' '
+	cd flat &&
+	"$KBISECT" reset 2>/dev/null;
+	cat >../typo.json <<-JSON &&
+	{"name": "typo", "command": "no-such-bench --quick",
+	 "metric": {"name": "t", "regex": "t=([0-9.]+)", "direction": "lower"}}
+	JSON
+	test_expect_code 1 "$KBISECT" start good bad --bench ../typo.json 2>err &&
+	grep "the test exited with 12[67]: the command was not found or could not be executed" err &&
+	grep "a script the commits do not have goes by its absolute path" err &&
+	"$KBISECT" status --json >st.json &&
+	test "$(json_get st.json tested)" = 0 &&
+	"$KBISECT" reset 2>/dev/null
+'
+
 test_expect_success 'a benchmark that hangs: stopped at its timeout, an error naming it, nothing marked' '
 	cd flat &&
 	"$KBISECT" reset 2>/dev/null;

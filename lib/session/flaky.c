@@ -205,14 +205,8 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 			return 'p';
 		if (res->exit_status == 125)
 			return 's';
-		if (res->exit_status == 126 || res->exit_status == 127) {
-			snprintf(why, len, "the test exited with %d: the command was not "
-				 "found or could not be executed (126 and 127 stop a "
-				 "bisection); it runs in kbisect's own work tree of the "
-				 "commit, not in yours: a script the commits do not have "
-				 "goes by its absolute path", res->exit_status);
+		if (kb_session_cannot_run(res, why, len))
 			return 0;
-		}
 		return 'f';
 	case KB_RUN_SIGNALED:
 	case KB_RUN_TIMEOUT:

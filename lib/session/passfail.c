@@ -25,18 +25,8 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 			return KB_MARK_GOOD;
 		if (res->exit_status == 125)
 			return KB_MARK_SKIP;
-		if (res->exit_status == 126 || res->exit_status == 127) {
-			/* The shell could not find or execute the command: a
-			 * typo would otherwise mark every commit bad and blame
-			 * the first one (git bisect run refuses it too). */
-			snprintf(why, len, "the test exited with %d: the command "
-				 "was not found or could not be executed (126 and "
-				 "127 stop a bisection); it runs in kbisect's own work "
-				 "tree of the commit, not in yours: a script the "
-				 "commits do not have goes by its absolute path",
-				 res->exit_status);
+		if (kb_session_cannot_run(res, why, len))
 			return 0;
-		}
 		if (res->exit_status < 128)
 			return KB_MARK_BAD;
 		snprintf(why, len, "the test exited with %d (128 and above stop a "

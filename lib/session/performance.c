@@ -589,6 +589,8 @@ int kb_perf_record_run(struct kb_session *s, const struct kb_run_row *started,
 		} else {
 			r.has_value = 1;
 		}
+	} else if (kb_session_cannot_run(res, why, sizeof(why))) {
+		r.state = KB_RUN_ABORTED;
 	} else if (res->outcome == KB_RUN_EXITED && res->exit_status < 126) {
 		/* the benchmark could not run on this commit */
 		skip = 1;

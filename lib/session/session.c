@@ -391,6 +391,17 @@ char *kb_session_output_last(const struct kb_buf *head, const struct kb_buf *tai
 	return kb_strndup(b->ptr + b->len - n, n);
 }
 
+int kb_session_cannot_run(const struct kb_run_result *res, char *why, size_t len)
+{
+	if (res->outcome != KB_RUN_EXITED || (res->exit_status != 126 && res->exit_status != 127))
+		return 0;
+	snprintf(why, len, "the test exited with %d: the command was not found or could "
+		 "not be executed (126 and 127 stop a bisection); it runs in kbisect's own "
+		 "work tree of the commit, not in yours: a script the commits do not have "
+		 "goes by its absolute path", res->exit_status);
+	return 1;
+}
+
 void kb_session_run_tidy(struct kb_session *s, const struct kb_run_row *r, int keep)
 {
 	char *dir;

@@ -56,6 +56,11 @@ int kb_session_record_run(struct kb_session *s, const struct kb_run_row *r,
 /* The last bytes of a run's output read by kb_output_read() (its tail, or
  * its head when it was kept whole), for the database (malloc'd). */
 char *kb_session_output_last(const struct kb_buf *head, const struct kb_buf *tail);
+/* A test that exited 126 or 127: the shell could not find or execute the
+ * command.  Every mode stops there instead of taking it for the commit's
+ * answer (a typo would mark every commit bad, or skip every one); the
+ * reason goes in 'why'.  1 when it is so, else 0. */
+int kb_session_cannot_run(const struct kb_run_result *res, char *why, size_t len);
 /*
  * Once the outcome of run 'r' is in the database: remove its directory,
  * unless 'keep' (a message names its output, for the user to read: a run
