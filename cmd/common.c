@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "machine.h"
 
 /*
@@ -95,7 +96,7 @@ int kb_verdict_exit(json_t *report)
 
 void kb_print_json(json_t *o)
 {
-	json_dumpf(o, stdout, JSON_INDENT(2));
+	kb_json_dumpf(o, stdout, JSON_INDENT(2));
 	printf("\n");
 }
 

@@ -192,8 +192,7 @@ int cmd_compare(int argc, char **argv)
 		goto fail;
 	}
 	if (as_json) {
-		json_dumpf(r, stdout, JSON_INDENT(2));
-		printf("\n");
+		kb_print_json(r);
 	} else {
 		print_compare(r, stdout);
 	}

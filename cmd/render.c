@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "cmd.h"
+#include "json.h"
 #include "metrics.h"
 #include "stats.h"
 
@@ -325,7 +326,7 @@ static void print_setup(json_t *r, FILE *to)
 		!strcmp(kb_str(r, "accel"), "kvm") ? " (KVM)" :
 		!strcmp(kb_str(r, "accel"), "tcg") ? " (QEMU TCG, no KVM)" : "");
 	json_object_foreach(machine, k, v) {
-		char *text = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+		char *text = kb_json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
 
 		/* where this machine keeps its keys and scripts says nothing of the
 		 * measurement */

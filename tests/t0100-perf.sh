@@ -38,7 +38,15 @@ test_expect_success 'a 5% step in 3% noise: the culprit, with its checks' '
 	json_get r.json culprits[0].delta_ci_pct[1] >/dev/null &&
 	test "$(json_get r.json steps[0].commit)" = $G &&
 	test "$(json_get r.json steps[0].boots)" -ge 2 &&
-	json_get r.json steps[0].samples[9] >/dev/null
+	json_get r.json steps[0].samples[9] >/dev/null &&
+	# reals in their shortest exact form: 0.95, not 0.94999999999999996;
+	# the benchmark prints its values with 4 decimals, and so do the
+	# report and the log
+	grep "^ *\"confidence\": 0.95,\$" r.json &&
+	json_get r.json steps[0].samples[0] | grep -E "^[0-9]+(\.[0-9]{1,4})?\$" &&
+	"$KBISECT" log >l.log &&
+	grep "^run " l.log >l.runs &&
+	! grep -E -v " [0-9]+(\.[0-9]{1,4})?\$" l.runs
 '
 
 test_expect_success 'the text report: table, checks, regzbot line' '

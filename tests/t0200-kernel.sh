@@ -312,6 +312,27 @@ test_expect_success LIBVIRT 'bisecting a boot failure: --boot-failure bad names 
 	no_vm_of demo-panic
 '
 
+# With --flaky, a kernel that dies at boot is a failed run (a crash is
+# what flaky bugs do), not a skip: the panic is the failure, and its
+# signature is read from the console.
+test_expect_success LIBVIRT,SQLITE3 'flaky: a kernel that panics at boot is a failure, not a skip; the culprit' '
+	end_session &&
+	"$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db --target "$VM" \
+		--command true --flaky --signature "Kernel panic" >rep 2>err &&
+	panic=$(git -C "$DEMO" rev-parse demo-panic) &&
+	report_json &&
+	test "$(json_get r.json mode)" = flaky &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $panic &&
+	test "$(json_get r.json culprits[0].checks.fails_itself)" = pass &&
+	test "$(json_get r.json culprits[0].checks.revert)" = pass &&
+	grep "$(echo $panic | cut -c1-12) failed: Kernel panic" err &&
+	! grep "marking it skip" err &&
+	test "$(sqlite3 k.db "select count(*) from marks where mark = '"'"'skip'"'"'
+		and session = (select max(id) from sessions)")" = 0 &&
+	no_vm_of demo-panic
+'
+
 test_expect_success LIBVIRT 'a kernel that hangs at boot: a skip after the boot timeout, no VM left' '
 	end_session &&
 	test_expect_code 3 "$KBISECT" start demo-bad demo-hang-tip --repo "$DEMO" --db k.db \

@@ -324,6 +324,29 @@ out:
 	return ret;
 }
 
+/* A kernel that panicked or hung at boot: a failed run of its own, as a
+ * crash in the test is (the bug's when the signature matches the fault),
+ * not a skip: a commit that dies in one boot of two is what this mode is
+ * for. */
+static int boot_failed(struct kb_session *s, struct kb_target *t, const char *sha, int boot)
+{
+	struct kb_run_row row;
+	struct kb_run_result res;
+	int ret;
+
+	memset(&row, 0, sizeof(row));
+	snprintf(row.sha, sizeof(row.sha), "%s", sha);
+	row.boot = boot;
+	row.run = 1;
+	if ((ret = kb_store_run_start(s->store, s->row.id, sha, boot, 1, NULL, &row.id)) < 0)
+		return ret;
+	memset(&res, 0, sizeof(res));
+	res.outcome = KB_RUN_CRASHED;
+	snprintf(res.message, sizeof(res.message), "%s", t->fault);
+	ret = record_run(s, &row, &res);
+	return ret < 0 ? ret : 2;
+}
+
 /* Build, boot and run one commit once.  A commit that fails to build is
  * skipped; GOOD, BAD or the revert that fail to build stop the session. */
 static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *job)
@@ -331,6 +354,8 @@ static int work(struct kb_session *s, struct kb_target *t, const struct kb_job *
 	int boot = 0, ret;
 
 	ret = kb_session_boot(s, t, job->sha, 1, &boot);
+	if (ret == 2)
+		return 0; /* the kernel died at boot: recorded as a run */
 	if (ret > 0 && node_of(s, job->sha) < 0)
 		return kb_error(KB_EINVAL, "the build or setup fails at %s %.12s, which the "
 				"checks need: see the logs in %s",
@@ -635,6 +660,7 @@ const struct kb_mode_ops kb_mode_flaky = {
 	.plan_pool = plan_pool,
 	.work = work,
 	.record_run = record_run,
+	.boot_failed = boot_failed,
 	.skipped = skipped,
 	.report = report,
 	.status = status,

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "session_int.h"
 
 int kb_split_words(const char *line, struct kb_strv *out)
@@ -82,6 +83,18 @@ static void add_word(struct kb_buf *b, const char *w)
 	kb_buf_add_quoted(b, w, KB_QUOTE_BARE);
 }
 
+/* A value as the log writes it: the shortest text that reads back as
+ * the same double. */
+struct real_text { char s[32]; };
+
+static struct real_text real_text(double v)
+{
+	struct real_text t;
+
+	kb_real_text(v, t.s, sizeof(t.s));
+	return t;
+}
+
 /* The values of the secondary metrics of run 'r', when it has some. */
 static void log_values(struct kb_buf *b, const struct kb_run_row *r)
 {
@@ -93,7 +106,7 @@ static void log_values(struct kb_buf *b, const struct kb_run_row *r)
 	for (i = 0; i < r->nmetrics; i++) {
 		add_word(b, r->metrics[i].name);
 		if (r->metrics[i].has_value)
-			kb_buf_addf(b, " %.17g", r->metrics[i].value);
+			kb_buf_addf(b, " %s", real_text(r->metrics[i].value).s);
 		else
 			kb_buf_adds(b, " -");
 	}
@@ -106,7 +119,7 @@ static void log_run(struct kb_buf *b, const struct kb_run_row *r)
 		    kb_run_state_name(r->state), r->exit_status, r->term_signal,
 		    r->timed_out);
 	if (r->has_value)
-		kb_buf_addf(b, "%.17g\n", r->value);
+		kb_buf_addf(b, "%s\n", real_text(r->value).s);
 	else
 		kb_buf_adds(b, "-\n");
 	log_values(b, r);
@@ -191,7 +204,7 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		free(m);
 	}
 	if (s->spec.scale != 1.0)
-		kb_buf_addf(out, " --scale %.17g", s->spec.scale);
+		kb_buf_addf(out, " --scale %s", real_text(s->spec.scale).s);
 	if (s->spec.boot_fail == 'b')
 		kb_buf_adds(out, " --boot-failure bad");
 	if (s->spec.build_ahead != 'a')

@@ -63,6 +63,13 @@ struct kb_mode_ops {
 	 * decides); 0, 1 when it made the commit a skip, or negative. */
 	int (*record_run)(struct kb_session *s, const struct kb_run_row *started,
 			  const struct kb_run_result *res);
+	/* The kernel of 'sha' did not come up for boot 'boot' (why in
+	 * t->fault), through no fault of a setup command.  NULL: the commit
+	 * is marked as --boot-failure says.  Else the mode records it and
+	 * returns 2, which kb_session_boot() passes on (nothing to run on
+	 * this boot), or negative. */
+	int (*boot_failed)(struct kb_session *s, struct kb_target *t, const char *sha,
+			   int boot);
 	/* 'sha' was skipped before it was measured: the commits likely
 	 * wanted next, into s->next_shas (for building ahead). */
 	void (*skipped)(struct kb_session *s, const char *sha);

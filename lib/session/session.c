@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "build.h"
+#include "json.h"
 #include "machine.h"
 #include "mode.h"
 #include "signature.h"
@@ -806,6 +807,8 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	job.timeout = s->spec.bench.timeout;
 	ret = kb_target_boot(t, &job);
 	kb_strv_clear(&env);
+	if (ret > 0 && s->mode->boot_failed && !t->fault_setup)
+		return s->mode->boot_failed(s, t, sha, *boot);
 	if (ret > 0)
 		return boot_failed(s, t, sha);
 	if (ret < 0)
@@ -873,7 +876,7 @@ int kb_session_finish(struct kb_session *s)
 
 	if ((ret = s->mode->report(s, &report)) < 0)
 		return ret;
-	text = json_dumps(report, JSON_COMPACT);
+	text = kb_json_dumps(report, JSON_COMPACT);
 	json_decref(report);
 	if ((ret = kb_store_begin(s->store)) < 0)
 		goto out;

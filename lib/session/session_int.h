@@ -108,8 +108,10 @@ struct kb_builder *kb_session_builder(struct kb_session *s, struct kb_target *t)
 int kb_session_build_commit(struct kb_session *s, struct kb_target *t, const char *sha,
 			    int runs, char sig[41]);
 /* Put 'sha' in place on the target and start a boot of it for 'runs' runs:
- * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was skipped (its build
- * or setup failed), negative for an error. */
+ * build, boot, benchmark setup.  0 ok (*boot set), 1 the commit was
+ * skipped (its build or setup failed, or its kernel did not come up), 2
+ * the kernel did not come up and the mode recorded that as a run of its
+ * own (its boot_failed), negative for an error. */
 int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, int runs,
 		    int *boot);
 /* One run of the benchmark in the current boot, recorded before it starts

@@ -114,6 +114,8 @@ struct kb_target {
 	char *workdir; /* where commands run on this machine, or NULL */
 	const char *kernel_dir; /* the build to boot: bzImage, config, release */
 	char fault[1024];       /* why the last boot failed (boot returned 1) */
+	int fault_setup;        /* ... and that it was a setup command, not the
+				 * kernel (a panic, a hang, the machine lost) */
 	char accel[16];         /* how the guest runs: "kvm", "tcg", or "" */
 	unsigned flags;         /* KB_TARGET_REMOTE, set by the backend's open */
 	json_t *machine;        /* the machine file's object, or NULL */

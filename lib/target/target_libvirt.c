@@ -1144,6 +1144,7 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 
 	end_boot(t, 0);
 	base->fault[0] = '\0';
+	base->fault_setup = 0;
 	guest_out_init(&out);
 	if (virConnectIsAlive(t->conn) != 1) {
 		kb_target_say(&t->base, "the connection to libvirt at %s broke: connecting "
@@ -1258,6 +1259,7 @@ static int vm_boot(struct kb_target *base, const struct kb_boot_job *job)
 			kb_output_last(&out.kept, 600, &o);
 			snprintf(base->fault, sizeof(base->fault), "setup command %d failed in "
 				 "the guest (exit %d): %s", n, st, o.ptr);
+			base->fault_setup = 1;
 			kb_buf_release(&o);
 			ret = 1;
 			goto out;

@@ -659,6 +659,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 
 	end_boot(t);
 	base->fault[0] = '\0';
+	base->fault_setup = 0;
 	if (!base->kernel_dir)
 		return kb_error(KB_EINVAL, "the ssh target boots a kernel: use "
 				"'--build kernel' in a kernel tree");
@@ -742,6 +743,7 @@ static int ssh_boot(struct kb_target *base, const struct kb_boot_job *job)
 			else
 				snprintf(base->fault, sizeof(base->fault), "setup command %d failed "
 					 "on the host (exit %d): %s", n, st, o);
+			base->fault_setup = 1;
 			ret = 1;
 			goto out;
 		}
