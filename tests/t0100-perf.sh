@@ -46,7 +46,12 @@ test_expect_success 'a 5% step in 3% noise: the culprit, with its checks' '
 	json_get r.json steps[0].samples[0] | grep -E "^[0-9]+(\.[0-9]{1,4})?\$" &&
 	"$KBISECT" log >l.log &&
 	grep "^run " l.log >l.runs &&
-	! grep -E -v " [0-9]+(\.[0-9]{1,4})?\$" l.runs
+	! grep -E -v " [0-9]+(\.[0-9]{1,4})?\$" l.runs &&
+	# status of the finished session: the commits measured, one left
+	"$KBISECT" status --json >st.json &&
+	test "$(json_get st.json tested)" -ge 3 &&
+	test "$(json_get st.json candidates)" = 1 &&
+	"$KBISECT" status | grep "^range: [0-9]* commits, 1 candidate left, [1-9][0-9]* tested\$"
 '
 
 test_expect_success 'the text report: table, checks, regzbot line' '

@@ -1232,11 +1232,33 @@ static int report(struct kb_session *s, json_t **out)
 	return 0;
 }
 
+/* How many commits of the range (BAD's not counted, as in the range's
+ * size) have a run with a value. */
+static size_t commits_tested(struct kb_session *s)
+{
+	unsigned char *seen = kb_calloc(s->dag.g.n ? s->dag.g.n : 1, 1);
+	size_t i, n = 0;
+	long node;
+
+	for (i = 0; i < s->nruns; i++)
+		if (s->runs[i].state == KB_RUN_DONE && s->runs[i].has_value &&
+		    is_node(s, s->runs[i].sha, &node) && !seen[node]) {
+			seen[node] = 1;
+			n++;
+		}
+	free(seen);
+	return n;
+}
+
 int kb_perf_status(struct kb_session *s, json_t *st)
 {
 	struct kb_perf_out po;
 	json_t *done;
 	int ret;
+
+	/* the commits measured, not marked: a performance bisection marks
+	 * none */
+	json_object_set_new(st, "tested", json_integer((json_int_t)commits_tested(s)));
 
 	/* a session that ended: the verdict it ended with (see report()) */
 	if (!strcmp(s->row.state, "done") && s->row.verdict &&
@@ -1255,6 +1277,8 @@ int kb_perf_status(struct kb_session *s, json_t *st)
 				json_object_get(c, "probability")) : json_null());
 			json_object_set_new(st, "warmup_used", json_integer(
 				json_integer_value(json_object_get(done, "warmup_used"))));
+			json_object_set_new(st, "candidates", json_integer((json_int_t)
+				json_array_size(json_object_get(done, "culprits"))));
 			json_decref(done);
 			return 0;
 		}
@@ -1283,6 +1307,10 @@ int kb_perf_status(struct kb_session *s, json_t *st)
 		json_pack("{s:s, s:f}", "commit", s->node_sha[po.best_node],
 			  "probability", po.best_prob) : json_null());
 	json_object_set_new(st, "warmup_used", json_integer(po.warmup_used));
+	/* the commits the posterior spreads over (exp of its entropy) */
+	if (po.candidates >= 1)
+		json_object_set_new(st, "candidates", json_integer((json_int_t)
+			floor(po.candidates + 0.5)));
 	return 0;
 }
 
