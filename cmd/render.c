@@ -346,7 +346,9 @@ static void print_setup(json_t *r, FILE *to)
 
 		fprintf(to, "  benchmark: %s%s%s\n", kb_str(b, "name"),
 			*kb_str(b, "description") ? ": " : "", kb_str(b, "description"));
-		if (json_is_string(cmd)) {
+		if (json_is_string(cmd) && !strcmp(json_string_value(cmd), KB_MANUAL_COMMAND)) {
+			fprintf(to, "  command:   none: the commits were marked by hand\n");
+		} else if (json_is_string(cmd)) {
 			print_lines(to, "  command:   ", json_string_value(cmd));
 		} else {
 			size_t i;
@@ -450,7 +452,11 @@ static void print_reproduce(json_t *r, FILE *to)
 		}
 		fputc(' ', to);
 		put_word(to, kb_str(setup, "bad_spec"));
-		if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd)) {
+		if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd) &&
+		    !strcmp(json_string_value(cmd), KB_MANUAL_COMMAND)) {
+			/* marked by hand: the marks are in the log */
+			fprintf(to, " --no-run");
+		} else if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd)) {
 			/* the benchmark --command made */
 			fprintf(to, " --command ");
 			put_word(to, json_string_value(cmd));

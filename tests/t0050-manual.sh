@@ -159,6 +159,21 @@ test_expect_success 'a new session after reset; reset also removes <db>.d of a -
 	test -f ../other.db
 '
 
+test_expect_success 'a session marked by hand: a skip marked again is no longer a skip, and how to reproduce it is --no-run' '
+	cd repo &&
+	"$KBISECT" start $G $B --no-run --db ../hand.db 2>err &&
+	x=$(git rev-list $B --not $G | sed -n 5p) &&
+	"$KBISECT" skip $x --db ../hand.db 2>err &&
+	"$KBISECT" report --db ../hand.db >../hand1.txt || test $? = 3 &&
+	grep "skipped: 1 commit could not be tested and was skipped" ../hand1.txt &&
+	if is_bad $x; then m=bad; else m=good; fi &&
+	"$KBISECT" $m $x --db ../hand.db 2>err &&
+	"$KBISECT" report --db ../hand.db >../hand2.txt || test $? = 3 &&
+	! grep "could not be tested" ../hand2.txt &&
+	grep "^  kbisect start $G $B --no-run --target local\$" ../hand2.txt &&
+	! grep "this session has no test" ../hand2.txt
+'
+
 test_expect_success 'the options of start survive log and replay' '
 	cd repo &&
 	"$KBISECT" start $G $B --command "test ! -e $P" --no-run --db ../opts.db \

@@ -287,10 +287,12 @@ static int report(struct kb_session *s, json_t **out)
 	struct kb_next next;
 	json_t *o, *culprits, *warnings, *steps, *goods;
 	size_t i, nskip = 0, runs = 0;
+	unsigned char *skip_seen;
 	int ret;
 
 	if ((ret = kb_session_next(s, &next)) < 0)
 		return ret;
+	skip_seen = kb_calloc(s->dag.g.n ? s->dag.g.n : 1, 1);
 	culprits = json_array();
 	warnings = json_array();
 	steps = json_array();
@@ -298,9 +300,20 @@ static int report(struct kb_session *s, json_t **out)
 	for (i = 0; i < s->spec.good_shas.n; i++)
 		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
 	for (i = 0; i < s->nmark_rows; i++) {
-		json_array_append_new(steps, step_json(s, &s->mark_rows[i]));
-		nskip += s->mark_rows[i].mark == KB_MARK_SKIP;
+		const struct kb_mark_row *m = &s->mark_rows[i];
+		git_oid oid;
+		long node;
+
+		json_array_append_new(steps, step_json(s, m));
+		/* a commit skipped, and still so: one marked since is not */
+		if (m->mark == KB_MARK_SKIP && git_oid_fromstr(&oid, m->sha) == 0 &&
+		    (node = kb_dag_find(&s->dag, &oid)) >= 0 &&
+		    s->marks[node] == KB_MARK_SKIP && !skip_seen[node]) {
+			skip_seen[node] = 1;
+			nskip++;
+		}
 	}
+	free(skip_seen);
 	for (i = 0; i < s->nruns; i++)
 		runs += s->runs[i].state == KB_RUN_DONE;
 	o = json_pack("{s:i, s:s, s:s, s:s, s:o, s:n}",
