@@ -47,6 +47,8 @@ test_expect_success 'a 5% step in 3% noise: the culprit, with its checks' '
 	"$KBISECT" log >l.log &&
 	grep "^run " l.log >l.runs &&
 	! grep -E -v " [0-9]+(\.[0-9]{1,4})?\$" l.runs &&
+	# progress names the likeliest culprit and the value measured last
+	grep "^\[[0-9a-f]\{12\}\] probe: .* (likeliest culprit [0-9a-f]\{12\}, [0-9]*%; last value [0-9.]* [a-z]* at [0-9a-f]\{12\})\$" err &&
 	# status of the finished session: the commits measured, one left
 	"$KBISECT" status --json >st.json &&
 	test "$(json_get st.json tested)" -ge 3 &&

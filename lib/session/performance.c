@@ -869,8 +869,30 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 		if (ret < 0)
 			return ret;
 	}
-	kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit %.0f%%)",
-		       out.sha, out.role, out.note, 100 * out.best_prob);
+	{
+		char last[96] = "";
+		size_t i;
+
+		/* the value measured last, so that a long bisection shows what
+		 * it sees */
+		for (i = s->nruns; i-- > 0;)
+			if (s->runs[i].state == KB_RUN_DONE && s->runs[i].has_value) {
+				const char *u = s->spec.bench.metric.unit;
+
+				snprintf(last, sizeof(last), "; last value %.4g%s%s at %.12s",
+					 s->runs[i].value, u && *u ? " " : "", u ? u : "",
+					 s->runs[i].sha);
+				break;
+			}
+		if (out.best_node >= 0)
+			kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit "
+				       "%.12s, %.0f%%%s)", out.sha, out.role, out.note,
+				       s->node_sha[out.best_node], 100 * out.best_prob, last);
+		else
+			kb_session_say(s, KB_SAY_STEP, "[%.12s] %s: %s (likeliest culprit "
+				       "%.0f%%%s)", out.sha, out.role, out.note,
+				       100 * out.best_prob, last);
+	}
 	s->steps_after = steps_after(&out);
 	memset(job, 0, sizeof(*job));
 	memcpy(job->sha, out.sha, 41);
