@@ -25,12 +25,12 @@ int cmd_build(int argc, char **argv)
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT;
 	const char *kconfig = "tinyconfig", *target = "local", *cc_wrapper = NULL;
-	double jobs = 0;
+	long long jobs = 0;
 	struct kb_opt opts[] = {
 		{ "cc-wrapper", OPT_STRING, &cc_wrapper, "PROG",
 		  "compile through PROG (distcc, icecc), after ccache" },
-		{ "build-jobs", OPT_NUMBER, &jobs, "N",
-		  "make -jN (default: the processors of this machine)" },
+		{ "build-jobs", OPT_INT, &jobs, "N",
+		  "make -jN (default: the processors of this machine)", 1, 4096 },
 		{ "kconfig", OPT_STRING, &kconfig, "FILE|NAME",
 		  "base config: a file, or a make target (default tinyconfig)" },
 		{ "target", OPT_STRING, &target, "SPEC",
@@ -53,10 +53,6 @@ int cmd_build(int argc, char **argv)
 	}
 	if (args.n != 1) {
 		ret = kb_usage_error(&help, "needs one REV");
-		goto out;
-	}
-	if (jobs < 0 || jobs > 4096 || jobs != (int)jobs) {
-		ret = kb_usage_error(&help, "--build-jobs: a whole number from 1 to 4096");
 		goto out;
 	}
 	if (kb_set_target(&ts, target) < 0 ||

@@ -17,14 +17,16 @@ enum {
 	KB_EXIT_NO_CULPRIT = 3,
 };
 
-enum kb_opt_type { OPT_FLAG, OPT_STRING, OPT_NUMBER, OPT_LIST };
+enum kb_opt_type { OPT_FLAG, OPT_STRING, OPT_NUMBER, OPT_LIST, OPT_INT };
 
 struct kb_opt {
 	const char *name;     /* long name without "--" */
 	enum kb_opt_type type;
-	void *value;          /* int*, const char**, double*, struct kb_strv* */
+	void *value;          /* int*, const char**, double*, struct kb_strv*,
+			       * long long* */
 	const char *arg;      /* placeholder in the help, e.g. "DIR" */
 	const char *help;
+	long long min, max;   /* OPT_INT: the values allowed */
 };
 
 struct kb_cmd_help {
@@ -36,9 +38,13 @@ struct kb_cmd_help {
 
 /*
  * Parse argv (argv[0] is the subcommand) against the table (ended by a
- * zeroed entry).  Positional words go to 'args'; words after "--" to
- * 'dashdash' (NULL: "--" not allowed).  Returns 0, 1 when --help was shown
- * (exit 0), or KB_EXIT_USAGE after printing the problem.
+ * zeroed entry), as getopt_long() does: a long option may be given by
+ * any prefix that names it alone (--comm), with its value as the next
+ * word or after '='; a one-letter one as -n 5 or -n5.  Positional words
+ * go to 'args', wherever they are; words after "--" to 'dashdash' (NULL:
+ * "--" not allowed).  An OPT_INT is a whole number from its min to its
+ * max.  Returns 0, 1 when --help was shown (exit 0), or KB_EXIT_USAGE
+ * after printing the problem.
  */
 int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
 		  int argc, char **argv, struct kb_strv *args, struct kb_strv *dashdash);

@@ -88,12 +88,13 @@ int cmd_compare(int argc, char **argv)
 	struct kb_ctx c = { 0 };
 	struct kb_strv args = KB_STRV_INIT;
 	const char *bench = NULL, *target = "local", *build = NULL, *kconfig = NULL;
-	double boots = 3, seed = 1, scale = 1;
+	double scale = 1;
+	long long boots = 3, seed = 1;
 	int as_json = 0, accept_new = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
 		  "benchmark with a metric: a name from configs/benchmarks/ or a JSON file" },
-		{ "n", OPT_NUMBER, &boots, "N", "boots of each commit (default 3)" },
+		{ "n", OPT_INT, &boots, "N", "boots of each commit (default 3)", 2, 1000 },
 		{ "json", OPT_FLAG, &as_json, NULL, "print one JSON object" },
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_STRING, &target, "SPEC",
@@ -109,7 +110,7 @@ int cmd_compare(int argc, char **argv)
 		  "base kernel config (default tinyconfig)" },
 		{ "scale", OPT_NUMBER, &scale, "F",
 		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
-		{ "seed", OPT_NUMBER, &seed, "N", "seed of the bootstrap intervals" },
+		{ "seed", OPT_INT, &seed, "N", "seed of the bootstrap intervals", 0, LLONG_MAX },
 		{ 0 }
 	};
 	struct kb_spec spec;
@@ -129,10 +130,6 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (!bench) {
 		ret = kb_usage_error(&help, "needs --bench");
-		goto out;
-	}
-	if (boots < 2 || boots > 1000) {
-		ret = kb_usage_error(&help, "-n must be from 2 to 1000");
 		goto out;
 	}
 	if (!(scale > 0 && scale <= 1000)) {

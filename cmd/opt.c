@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,82 +43,158 @@ int kb_usage_error(const struct kb_cmd_help *h, const char *fmt, ...)
 	return KB_EXIT_USAGE;
 }
 
-static const struct kb_opt *find(const struct kb_opt *opts, const char *name, size_t len)
+/* The value 'val' of option 'o' (named 'a' as given) into its place. */
+static int set_value(const struct kb_cmd_help *h, const struct kb_opt *o, const char *a,
+		     const char *val)
+{
+	char *end;
+
+	if (o->type == OPT_STRING) {
+		*(const char **)o->value = val;
+	} else if (o->type == OPT_LIST) {
+		kb_strv_push(o->value, val);
+	} else if (o->type == OPT_INT) {
+		long long n;
+
+		errno = 0;
+		n = strtoll(val, &end, 10);
+		if (errno || end == val || *end || n < o->min || n > o->max)
+			return kb_usage_error(h, "option '%s' needs a whole number from %lld "
+					      "to %lld, not '%s'", a, o->min, o->max, val);
+		*(long long *)o->value = n;
+	} else {
+		double d;
+
+		errno = 0;
+		d = strtod(val, &end);
+		if (errno || end == val || *end)
+			return kb_usage_error(h, "option '%s' needs a number, not '%s'", a, val);
+		*(double *)o->value = d;
+	}
+	return 0;
+}
+
+/* An option not in the table, or a prefix of more than one: which. */
+static int unknown(const struct kb_cmd_help *h, const struct kb_opt *opts, const char *word)
 {
 	const struct kb_opt *o;
+	struct kb_buf b = KB_BUF_INIT;
+	size_t len = strlen(word + 2), n = 0;
+	int ret;
 
+	if (strncmp(word, "--", 2) || !len)
+		return kb_usage_error(h, "unknown option '%s'", word);
 	for (o = opts; o->name; o++)
-		if (strlen(o->name) == len && !strncmp(o->name, name, len))
-			return o;
-	return NULL;
+		if (strlen(o->name) > 1 && !strncmp(o->name, word + 2, len)) {
+			kb_buf_addf(&b, "%s--%s", n++ ? ", " : "", o->name);
+		}
+	if (n > 1)
+		ret = kb_usage_error(h, "option '%s' could be any of %s", word, b.ptr);
+	else
+		ret = kb_usage_error(h, "unknown option '%s'", word);
+	kb_buf_release(&b);
+	return ret;
 }
 
 int kb_parse_opts(const struct kb_cmd_help *h, const struct kb_opt *opts,
 		  int argc, char **argv, struct kb_strv *args, struct kb_strv *dashdash)
 {
-	int i;
+	const struct kb_opt *o;
+	struct option *lo;
+	struct kb_buf shorts = KB_BUF_INIT;
+	size_t n = 0, k;
+	int c, ret = 0, idx;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *val, *eq;
-		const struct kb_opt *o;
+	for (o = opts; o->name; o++)
+		n++;
+	lo = kb_calloc(n + 2, sizeof(*lo));
+	/* '-': positional words in order, as option 1; ':': a missing value
+	 * is ':', not '?' */
+	kb_buf_adds(&shorts, "-:h");
+	for (k = 0, o = opts; o->name; o++) {
+		int has = o->type == OPT_FLAG ? no_argument : required_argument;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			kb_print_help(h, opts, stdout);
-			return 1;
-		}
-		if (!strcmp(a, "--")) {
-			if (!dashdash)
-				return kb_usage_error(h, "'--' is not used by this command");
-			for (i++; i < argc; i++)
-				kb_strv_push(dashdash, argv[i]);
-			break;
-		}
-		if (a[0] != '-' || !a[1]) {
-			if (!args)
-				return kb_usage_error(h, "unexpected argument '%s'", a);
-			kb_strv_push(args, a);
+		if (strlen(o->name) == 1) {
+			kb_buf_adds(&shorts, o->name);
+			if (has == required_argument)
+				kb_buf_adds(&shorts, ":");
 			continue;
 		}
-		if (a[1] != '-') {
-			/* one-letter options: -n 5 */
-			o = a[2] ? NULL : find(opts, a + 1, 1);
-			eq = NULL;
-		} else {
-			eq = strchr(a + 2, '=');
-			o = find(opts, a + 2, eq ? (size_t)(eq - a - 2) : strlen(a + 2));
-			if (o && strlen(o->name) == 1)
-				o = NULL;
+		lo[k].name = o->name;
+		lo[k].has_arg = has;
+		lo[k].val = 256 + (int)(o - opts);
+		k++;
+	}
+	lo[k].name = "help";
+	lo[k].val = 'h';
+	opterr = 0;
+	optind = 0; /* from the start, its state reset (glibc) */
+	while ((c = getopt_long(argc, argv, shorts.ptr, lo, &idx)) != -1) {
+		const char *a = argv[optind - 1];
+
+		if (c == 'h') {
+			kb_print_help(h, opts, stdout);
+			ret = 1;
+			goto out;
 		}
-		if (!o)
-			return kb_usage_error(h, "unknown option '%s'", a);
+		if (c == 1) {
+			if (!args) {
+				ret = kb_usage_error(h, "unexpected argument '%s'", optarg);
+				goto out;
+			}
+			kb_strv_push(args, optarg);
+			continue;
+		}
+		if (c == '?' || c == ':') {
+			/* what was given, without a value glued to it */
+			char *word = kb_strndup(a, strcspn(a, "="));
+
+			if (c == ':')
+				ret = kb_usage_error(h, "option '%s' needs a value", word);
+			else if (optopt >= 256)
+				ret = kb_usage_error(h, "option '--%s' takes no value",
+						     opts[optopt - 256].name);
+			else if (optopt && strncmp(a, "--", 2))
+				ret = kb_usage_error(h, "unknown option '-%c'", optopt);
+			else
+				ret = unknown(h, opts, word);
+			free(word);
+			goto out;
+		}
+		if (c >= 256) {
+			o = &opts[c - 256];
+			a = lo[idx].name;
+		} else {
+			char name[2] = { (char)c, 0 };
+
+			for (o = opts; o->name && strcmp(o->name, name); o++)
+				;
+		}
 		if (o->type == OPT_FLAG) {
-			if (eq)
-				return kb_usage_error(h, "option '--%s' takes no value", o->name);
 			*(int *)o->value = 1;
 			continue;
 		}
-		if (eq) {
-			val = eq + 1;
-		} else if (i + 1 < argc) {
-			val = argv[++i];
-		} else {
-			return kb_usage_error(h, "option '%s' needs a value (%s)", a, o->arg);
-		}
-		if (o->type == OPT_STRING) {
-			*(const char **)o->value = val;
-		} else if (o->type == OPT_LIST) {
-			kb_strv_push(o->value, val);
-		} else {
-			char *end;
-			double d;
+		{
+			char *given = c >= 256 ? kb_asprintf("--%s", o->name) :
+						 kb_asprintf("-%s", o->name);
 
-			errno = 0;
-			d = strtod(val, &end);
-			if (errno || end == val || *end)
-				return kb_usage_error(h, "option '%s' needs a number, not '%s'",
-						      a, val);
-			*(double *)o->value = d;
+			ret = set_value(h, o, given, optarg);
+			free(given);
+			if (ret)
+				goto out;
 		}
 	}
-	return 0;
+	if (optind < argc) {
+		/* what follows "--" */
+		if (!dashdash) {
+			ret = kb_usage_error(h, "'--' is not used by this command");
+			goto out;
+		}
+		for (; optind < argc; optind++)
+			kb_strv_push(dashdash, argv[optind]);
+	}
+out:
+	free(lo);
+	kb_buf_release(&shorts);
+	return ret;
 }

@@ -71,7 +71,8 @@ int cmd_start(int argc, char **argv)
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on",
 		   *signature = NULL;
-	double confidence = 0.95, seed = 0, scale = 1, build_jobs = 0, min_rate = 0;
+	double confidence = 0.95, scale = 1, min_rate = 0;
+	long long seed = 0, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, flaky = 0, ret;
 	struct kb_opt opts[] = {
 		{ "bench", OPT_STRING, &bench, "NAME|FILE",
@@ -101,8 +102,9 @@ int cmd_start(int argc, char **argv)
 		  "that its step stays (on, the default), or not (off)" },
 		{ "cc-wrapper", OPT_STRING, &cc_wrapper, "PROG",
 		  "kernel builds: compile through PROG (distcc, icecc), after ccache" },
-		{ "build-jobs", OPT_NUMBER, &build_jobs, "N",
-		  "kernel builds: make -jN (default: the processors of this machine)" },
+		{ "build-jobs", OPT_INT, &build_jobs, "N",
+		  "kernel builds: make -jN (default: the processors of this machine)",
+		  1, 4096 },
 		{ "scale", OPT_NUMBER, &scale, "F",
 		  "shrink (F < 1) or grow the built-in benchmarks (KBISECT_SCALE, default 1)" },
 		{ "boot-failure", OPT_STRING, &boot_failure, "skip|bad",
@@ -130,8 +132,8 @@ int cmd_start(int argc, char **argv)
 		  "follow only the first parent of merges" },
 		{ "no-run", OPT_FLAG, &no_run, NULL,
 		  "record the session, do not start testing" },
-		{ "seed", OPT_NUMBER, &seed, "N",
-		  "seed for reproducible choices (default: from the clock)" },
+		{ "seed", OPT_INT, &seed, "N",
+		  "seed for reproducible choices (default: from the clock)", 0, LLONG_MAX },
 		{ 0 }
 	};
 	struct kb_spec spec;
@@ -207,10 +209,6 @@ int cmd_start(int argc, char **argv)
 	spec.build = build ? kb_strdup(build) : NULL;
 	spec.kconfig = kconfig ? kb_strdup(kconfig) : NULL;
 	spec.fragments = kb_fragments_dir();
-	if (build_jobs < 0 || build_jobs > 4096 || build_jobs != (int)build_jobs) {
-		ret = kb_usage_error(&help, "--build-jobs: a whole number from 1 to 4096");
-		goto out_usage;
-	}
 	spec.build_jobs = (int)build_jobs;
 	if (cc_wrapper && kb_build_check_wrapper(cc_wrapper) < 0)
 		goto fail;

@@ -85,7 +85,45 @@ test_expect_success 'an option given a value it does not take, or missing its va
 	test_expect_code 2 "$KBISECT" start a b --command true --confidence 1.5 2>err &&
 	grep "between 0 and 1" err &&
 	test_expect_code 2 "$KBISECT" start a b --command true --seed x1 2>err &&
-	grep "needs a number" err
+	grep "option .--seed. needs a whole number from 0 to [0-9]*, not .x1." err &&
+	# integers are integers, in their range: not logged as 2^64 - 5
+	test_expect_code 2 "$KBISECT" start a b --command true --seed -5 2>err &&
+	grep "option .--seed. needs a whole number from 0 to [0-9]*, not .-5." err &&
+	test_expect_code 2 "$KBISECT" start a b --command true --seed 1.5 2>err &&
+	grep "needs a whole number" err &&
+	test_expect_code 2 "$KBISECT" start a b --command true --build-jobs 0 2>err &&
+	grep "option .--build-jobs. needs a whole number from 1 to 4096, not .0." err &&
+	test_expect_code 2 "$KBISECT" compare a b --bench x -n1 2>err &&
+	grep "option .-n. needs a whole number from 2 to 1000, not .1." err
+'
+
+test_expect_success 'options as getopt_long reads them: prefixes, -n5, values glued or apart, --' '
+	git init -q pfx && (cd pfx && git commit -q --allow-empty -m one &&
+		git commit -q --allow-empty -m two && git commit -q --allow-empty -m three) &&
+	cd pfx &&
+	# an unambiguous prefix names its option
+	"$KBISECT" start HEAD~2 HEAD --comm true --no-r --se=7 2>err &&
+	"$KBISECT" status --js >st.json &&
+	test "$(json_get st.json state)" = active &&
+	"$KBISECT" log >l.log &&
+	grep -- "--seed 7\b" l.log &&
+	"$KBISECT" reset 2>/dev/null &&
+	# an ambiguous one is refused, with the options it could be
+	test_expect_code 2 "$KBISECT" start HEAD~2 HEAD --b x 2>err &&
+	grep "option .--b. could be any of --bench, --build, --build-ahead, --build-jobs, --boot-failure" err &&
+	test_expect_code 2 "$KBISECT" start HEAD~2 HEAD --frob 2>err &&
+	grep "unknown option .--frob." err &&
+	# after --, words are paths, even those that look like options
+	"$KBISECT" start HEAD~2 HEAD --command true --no-run -- --odd-path 2>err &&
+	"$KBISECT" log >l2.log &&
+	grep -- "-- --odd-path\$" l2.log &&
+	"$KBISECT" reset 2>/dev/null &&
+	test_expect_code 2 "$KBISECT" log -- x 2>err &&
+	grep "is not used by this command" err &&
+	# a one-letter option takes its value glued: -n5 gets as far as the
+	# benchmark
+	test_expect_code 1 "$KBISECT" compare HEAD~2 HEAD --bench no-such -n5 2>err &&
+	grep "no benchmark named .no-such." err
 '
 
 test_expect_success 'missing or extra arguments exit 2' '
