@@ -5,6 +5,7 @@ DESTDIR ?=
 BINDIR = $(PREFIX)/bin
 DATADIR = $(PREFIX)/share/kbisect
 MANDIR = $(PREFIX)/share/man/man1
+COMPLETIONDIR = $(PREFIX)/share/bash-completion/completions
 
 CC ?= cc
 PKGS = libgit2 libvirt libssh2 sqlite3 jansson libcurl
@@ -92,6 +93,8 @@ install: kbisect
 	install -m 644 configs/machines/*.json $(DESTDIR)$(DATADIR)/machines/
 	install -m 644 configs/kernel/*.config $(DESTDIR)$(DATADIR)/kernel/
 	install -m 755 guests/init $(DESTDIR)$(DATADIR)/guests/init
+	install -d $(DESTDIR)$(COMPLETIONDIR)
+	install -m 644 contrib/completion/kbisect.bash $(DESTDIR)$(COMPLETIONDIR)/kbisect
 
 deps:
 	sh tests/install-deps.sh
