@@ -879,9 +879,13 @@ static int plan_one(struct kb_session *s, struct kb_job *job)
 			if (s->runs[i].state == KB_RUN_DONE && s->runs[i].has_value) {
 				const char *u = s->spec.bench.metric.unit;
 
-				snprintf(last, sizeof(last), "; last value %.4g%s%s at %.12s",
-					 s->runs[i].value, u && *u ? " " : "", u ? u : "",
-					 s->runs[i].sha);
+				double v = s->runs[i].value;
+
+				/* 641600 ns, not 6.416e+05 ns */
+				snprintf(last, sizeof(last), fabs(v) >= 1e4 && fabs(v) < 1e15 ?
+					 "; last value %.0f%s%s at %.12s" :
+					 "; last value %.4g%s%s at %.12s", v,
+					 u && *u ? " " : "", u ? u : "", s->runs[i].sha);
 				break;
 			}
 		if (out.best_node >= 0)
