@@ -1167,7 +1167,7 @@ static int report(struct kb_session *s, json_t **out)
 {
 	struct kb_perf_out po;
 	json_t *o = NULL, *v, *e, *goods = json_array();
-	size_t i, runs = 0, builds;
+	size_t i, runs = 0;
 	int ret;
 
 	/* a session that ended keeps the verdict it ended with: the same
@@ -1220,7 +1220,6 @@ static int report(struct kb_session *s, json_t **out)
 		json_array_append_new(goods, json_string(s->spec.good_shas.v[i]));
 	for (i = 0; i < s->nruns; i++)
 		runs += s->runs[i].state == KB_RUN_DONE;
-	builds = kb_session_builds_total(s);
 	json_object_set_new(o, "version", json_integer(1));
 	json_object_set_new(o, "mode", json_string("performance"));
 	json_object_set_new(o, "good", json_string(s->spec.good_shas.v[0]));
@@ -1231,14 +1230,7 @@ static int report(struct kb_session *s, json_t **out)
 		"direction", s->spec.bench.metric.direction == KB_HIGHER_IS_BETTER ?
 		"higher" : "lower"));
 	json_object_set_new(o, "confidence", json_real(s->spec.confidence));
-	json_object_set_new(o, "runs_total", json_integer((json_int_t)runs));
-	json_object_set_new(o, "builds_total", json_integer((json_int_t)builds));
-	json_object_set_new(o, "bench", json_string(s->spec.bench.name));
-	json_object_set_new(o, "target", json_string(kb_spec_target(&s->spec, 0)));
-	kb_session_target_info(s, o);
-	kb_session_setup_info(s, o);
-	json_object_set_new(o, "range", json_integer((json_int_t)s->dag.g.n));
-	json_object_set_new(o, "state", json_string(s->row.state));
+	kb_report_common(s, o, runs);
 	json_array_foreach(json_object_get(o, "culprits"), i, e) {
 		add_commit_info(s, e);
 		kb_session_culprit_people(s, e);
