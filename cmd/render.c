@@ -314,6 +314,20 @@ static const char *rev_name(json_t *r, int bad)
 }
 
 /* The target, the kernel and the benchmark the numbers come from. */
+/* A percent for the noise line: one decimal, two significant digits
+ * below 0.1% (never "0.0%" for a noise that is there). */
+struct pct_buf {
+	char s[32];
+};
+
+static struct pct_buf pct_text(double v)
+{
+	struct pct_buf b;
+
+	snprintf(b.s, sizeof(b.s), v > 0 && v < 0.1 ? "%.2g%%" : "%.1f%%", v);
+	return b;
+}
+
 static void print_setup(json_t *r, FILE *to)
 {
 	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
@@ -399,10 +413,15 @@ static void print_setup(json_t *r, FILE *to)
 			else
 				fprintf(to, "none left out as warm-up\n");
 		}
-		if (json_object_get(r, "noise_pct") && json_object_get(r, "boot_spread_pct"))
-			fprintf(to, "  noise:     %.1f%% run to run, %.1f%% boot to boot\n",
-				json_number_value(json_object_get(r, "noise_pct")),
-				json_number_value(json_object_get(r, "boot_spread_pct")));
+		if (json_is_integer(json_object_get(r, "noise_boots")) &&
+		    json_integer_value(json_object_get(r, "noise_boots")) < 2)
+			fprintf(to, "  noise:     run to run not measured: fewer than two boots "
+				"kept two runs or more after the warm-up; %s boot to boot\n",
+				pct_text(json_number_value(json_object_get(r, "boot_spread_pct"))).s);
+		else if (json_object_get(r, "noise_pct") && json_object_get(r, "boot_spread_pct"))
+			fprintf(to, "  noise:     %s run to run, %s boot to boot\n",
+				pct_text(json_number_value(json_object_get(r, "noise_pct"))).s,
+				pct_text(json_number_value(json_object_get(r, "boot_spread_pct"))).s);
 		else if (json_object_get(r, "noise_pct"))
 			fprintf(to, "  noise:     %.1f%% run to run\n",
 				json_number_value(json_object_get(r, "noise_pct")));
@@ -435,6 +454,15 @@ static void print_flaky(json_t *c, FILE *to)
 	fprintf(to, "\n\n");
 }
 
+/* " --OPT V", V in its shortest exact form. */
+static void put_real(FILE *to, const char *opt, double v)
+{
+	char t[40];
+
+	kb_real_text(v, t, sizeof(t));
+	fprintf(to, " %s %s", opt, t);
+}
+
 /* The command that runs the same bisection again, and the replay. */
 static void print_reproduce(json_t *r, FILE *to)
 {
@@ -464,6 +492,13 @@ static void print_reproduce(json_t *r, FILE *to)
 			fprintf(to, " --bench ");
 			put_word(to, kb_str(b, "name"));
 		}
+		if (json_is_string(json_object_get(b, "use_metric"))) {
+			fprintf(to, " --metric ");
+			put_word(to, kb_str(b, "use_metric"));
+		}
+		if (json_is_number(json_object_get(b, "min_effect")))
+			put_real(to, "--min-effect",
+				 json_number_value(json_object_get(b, "min_effect")));
 		if (json_is_true(json_object_get(b, "flaky")))
 			fprintf(to, " --flaky");
 		if (json_is_number(json_object_get(b, "min_rate")))
@@ -483,6 +518,17 @@ static void print_reproduce(json_t *r, FILE *to)
 			fprintf(to, " --kconfig ");
 			put_word(to, kb_str(setup, "kconfig"));
 		}
+		if (json_is_number(json_object_get(setup, "scale")))
+			put_real(to, "--scale",
+				 json_number_value(json_object_get(setup, "scale")));
+		if (*kb_str(setup, "boot_failure"))
+			fprintf(to, " --boot-failure %s", kb_str(setup, "boot_failure"));
+		if (*kb_str(setup, "rebuild_check"))
+			fprintf(to, " --rebuild-check %s", kb_str(setup, "rebuild_check"));
+		if (json_is_number(json_object_get(setup, "confidence")) &&
+		    json_number_value(json_object_get(setup, "confidence")) != 0.95)
+			put_real(to, "--confidence",
+				 json_number_value(json_object_get(setup, "confidence")));
 		if (json_is_true(json_object_get(setup, "first_parent")))
 			fprintf(to, " --first-parent");
 		if (json_array_size(json_object_get(setup, "paths"))) {

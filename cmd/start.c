@@ -70,8 +70,8 @@ int cmd_start(int argc, char **argv)
 	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on",
-		   *signature = NULL;
-	double confidence = 0.95, scale = 1, min_rate = 0;
+		   *signature = NULL, *metric = NULL;
+	double confidence = 0.95, scale = 1, min_rate = 0, min_effect = 0;
 	long long seed = 0, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, flaky = 0, ret;
 	struct kb_opt opts[] = {
@@ -79,6 +79,13 @@ int cmd_start(int argc, char **argv)
 		  "benchmark: a name from configs/benchmarks/ or a JSON file" },
 		{ "command", OPT_STRING, &command, "CMD",
 		  "pass/fail test: a shell command run in each commit's tree" },
+		{ "metric", OPT_STRING, &metric, "NAME",
+		  "bisect on this metric of the benchmark (one of its secondary metrics) "
+		  "instead of its primary one" },
+		{ "min-effect", OPT_NUMBER, &min_effect, "PCT",
+		  "performance: the smallest change of interest, in percent (default 5, "
+		  "or the benchmark's min_effect); no-regression is said only once a change "
+		  "this large would have been seen, else the verdict is inconclusive" },
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_LIST, &targets, "SPEC",
 		  "where to test: local (default: this machine, no boot), libvirt[:URI] "
@@ -179,6 +186,15 @@ int cmd_start(int argc, char **argv)
 		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
 		goto out_usage;
 	}
+	if (min_effect && !(min_effect > 0 && min_effect <= 1000)) {
+		ret = kb_usage_error(&help, "--min-effect is a percent above 0 (and at most 1000)");
+		goto out_usage;
+	}
+	if ((metric || min_effect) && !bench) {
+		ret = kb_usage_error(&help, "--metric and --min-effect go with --bench: "
+				     "a --command test passes or fails");
+		goto out_usage;
+	}
 	if (min_rate && !(min_rate > 0 && min_rate < 1)) {
 		ret = kb_usage_error(&help, "--min-rate must be above 0 and below 1");
 		goto out_usage;
@@ -187,6 +203,15 @@ int cmd_start(int argc, char **argv)
 		      kb_bench_from_command(&spec.bench, command);
 	if (ret < 0)
 		goto fail;
+	if (metric || min_effect) {
+		char *origin = kb_asprintf("%s (with %s)", spec.bench.name,
+					   metric ? "--metric" : "--min-effect");
+
+		ret = kb_bench_set_metric(&spec.bench, metric, min_effect, origin);
+		free(origin);
+		if (ret < 0)
+			goto fail;
+	}
 	if ((min_rate || signature) && !flaky && !spec.bench.flaky) {
 		ret = kb_usage_error(&help, "--min-rate and --signature go with --flaky");
 		goto out_usage;

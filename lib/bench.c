@@ -446,11 +446,43 @@ static int parse_metrics(struct kb_bench *b, json_t *a, const char *origin)
 	return 0;
 }
 
+/* "use_metric": the secondary metric of that name decides, and the
+ * primary takes its place among the secondary ones. */
+static int use_metric(struct kb_bench *b, const char *origin)
+{
+	struct kb_buf names = KB_BUF_INIT;
+	struct kb_metric t;
+	size_t i;
+	int ret;
+
+	if (b->has_metric && !strcmp(b->use_metric, b->metric.name))
+		return 0;
+	for (i = 0; i < b->nmetrics; i++)
+		if (!strcmp(b->metrics[i].name, b->use_metric)) {
+			t = b->metric;
+			b->metric = b->metrics[i];
+			b->metrics[i] = t;
+			return 0;
+		}
+	if (!b->has_metric)
+		return kb_error(KB_EINVAL, "benchmark %s has no metric, so there is no metric "
+				"'%s' to bisect on: it is a pass/fail test", origin, b->use_metric);
+	kb_buf_addf(&names, "%s", b->metric.name);
+	for (i = 0; i < b->nmetrics; i++)
+		kb_buf_addf(&names, "%s%s", i + 1 == b->nmetrics ? " and " : ", ",
+			    b->metrics[i].name);
+	ret = kb_error(KB_EINVAL, "benchmark %s has no metric named '%s': it has %s",
+		       origin, b->use_metric, names.ptr);
+	kb_buf_release(&names);
+	return ret;
+}
+
 int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 {
 	static const char *const keys[] = {
 		"name", "description", "setup", "command", "metric", "warmup",
-		"runs_per_boot", "timeout", "metrics", "flaky", "signature", "min_rate", NULL
+		"runs_per_boot", "timeout", "metrics", "flaky", "signature", "min_rate",
+		"min_effect", "use_metric", NULL
 	};
 	json_error_t jerr;
 	json_t *root, *v;
@@ -488,6 +520,23 @@ int kb_bench_parse(struct kb_bench *b, const char *text, const char *origin)
 		goto out;
 	if ((v = json_object_get(root, "metrics")) && (ret = parse_metrics(b, v, origin)) < 0)
 		goto out;
+	if ((ret = get_string(root, "use_metric", origin, 0, &b->use_metric)) < 0)
+		goto out;
+	if (b->use_metric && (ret = use_metric(b, origin)) < 0)
+		goto out;
+	if ((v = json_object_get(root, "min_effect"))) {
+		if (!json_is_number(v) || !(json_number_value(v) > 0) ||
+		    !(json_number_value(v) <= 1000)) {
+			ret = field_err(origin, "min_effect", "must be a percent above 0 "
+					"(and at most 1000)");
+			goto out;
+		}
+		if (!b->has_metric) {
+			ret = field_err(origin, "min_effect", "is for a benchmark with a metric");
+			goto out;
+		}
+		b->min_effect = json_number_value(v);
+	}
 	/* a metric needs a few runs per boot to see warm-up and noise */
 	if ((ret = get_int(root, "warmup", origin, 0, 1000, 0, &b->warmup)) < 0 ||
 	    (ret = get_int(root, "runs_per_boot", origin, 1, 100000, b->has_metric ? 5 : 1,
@@ -572,6 +621,31 @@ int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const cha
 	return 0;
 }
 
+int kb_bench_set_metric(struct kb_bench *b, const char *metric, double min_effect,
+			const char *origin)
+{
+	json_t *root = json_loads(b->json, 0, NULL);
+	struct kb_bench nb;
+	char *text;
+	int ret;
+
+	if (!root)
+		return kb_error(KB_ERROR, "benchmark %s: cannot read its definition", b->name);
+	if (metric)
+		json_object_set_new(root, "use_metric", json_string(metric));
+	if (min_effect > 0)
+		json_object_set_new(root, "min_effect", json_real(min_effect));
+	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(root);
+	ret = kb_bench_parse(&nb, text, origin);
+	free(text);
+	if (ret < 0)
+		return ret;
+	kb_bench_release(b);
+	*b = nb;
+	return 0;
+}
+
 int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs)
 {
 	struct kb_buf text = KB_BUF_INIT;
@@ -630,6 +704,7 @@ void kb_bench_release(struct kb_bench *b)
 	free(b->name);
 	free(b->description);
 	free(b->signature);
+	free(b->use_metric);
 	kb_strv_clear(&b->setup);
 	kb_strv_clear(&b->argv);
 	metric_release(&b->metric);

@@ -18,6 +18,11 @@
  *   metrics      array of objects with the keys of 'metric': secondary
  *                metrics, needs 'metric'; each run records them all, but
  *                only 'metric' decides.  Names unique, none the primary's.
+ *   use_metric   the name of one of 'metrics': bisect on it instead, 'metric'
+ *                becoming a secondary metric (as --metric)
+ *   min_effect   the smallest change of interest, percent (default 5): a
+ *                "no regression" only once a change this large would have
+ *                been seen (as --min-effect)
  *   warmup       runs dropped after each boot (default 0)
  *   runs_per_boot  runs per boot (default 5 with a metric, else 1)
  *   timeout      seconds per run (default 0: none)
@@ -58,6 +63,8 @@ struct kb_bench {
 				 * matches in its output (NULL: any failure) */
 	double min_rate;        /* "min_rate": the lowest rate of failure looked
 				 * for (0: the default, 0.1) */
+	char *use_metric;       /* "use_metric": the metric chosen, or NULL */
+	double min_effect;      /* "min_effect", percent (0: the default) */
 	char *json;             /* the definition, compact, for the database */
 };
 
@@ -81,6 +88,12 @@ void kb_bench_release(struct kb_bench *b);
  * is ('origin' names what asked for it in errors). */
 int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const char *signature,
 		       const char *origin);
+
+/* The same benchmark bisected on its metric 'metric' (when not NULL) and
+ * with 'min_effect' percent (when above 0): checked as a definition that
+ * says so is ('origin' names what asked for it in errors). */
+int kb_bench_set_metric(struct kb_bench *b, const char *metric, double min_effect,
+			const char *origin);
 
 /*
  * Extract the metric from a run's output.  KB_EINVAL with a message naming

@@ -21,6 +21,9 @@
 #define Z_SAME 1.645         /* the noise of one run (boot spread included) at 95% */
 #define Z_POWER 1.96         /* caps: where a real change is told at 97.5% */
 #define MIN_SPLIT 0.02
+#define POWER 0.90           /* a change "could have been seen": found at 90% */
+#define FUTILE 0.15          /* calibration gives up below this chance of a
+			      * difference by its cap */
 
 void kb_perf_params_default(struct kb_perf_params *p)
 {
@@ -34,6 +37,7 @@ void kb_perf_params_default(struct kb_perf_params *p)
 	p->min_probe = 5;
 	p->max_probe = 40;
 	p->max_runs = 2000;
+	p->min_effect = 0.05;
 	p->seed = 1;
 }
 
@@ -110,6 +114,7 @@ struct ctx {
 	int tau_df;          /* and its degrees of freedom (-1: none needed) */
 	double lay2;         /* each commit's own offset (code layout), squared */
 	double lay2_up;      /* its bound at 90%, for a second culprit */
+	double min_eff;      /* the smallest change of interest, z units */
 	size_t total;        /* samples taken */
 	int runs;            /* runs a boot, as chosen */
 	json_t *warnings;
@@ -931,12 +936,15 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 }
 
 /* The smallest change calibration looks for: half the noise of one run
- * on a boot of its own, the boot spread included.  It does not depend on
- * the runs a boot, and GOOD and BAD are said not to differ only once the
+ * on a boot of its own, the boot spread included, and never more than
+ * the smallest change the user cares about.  It does not depend on the
+ * runs a boot, and GOOD and BAD are said not to differ only once the
  * pairs exclude a change of this size. */
 static double same_within(const struct ctx *c)
 {
-	return SAME_SHARE * sqrt(c->tau2 + c->sigma * c->sigma);
+	double w = SAME_SHARE * sqrt(c->tau2 + c->sigma * c->sigma);
+
+	return c->min_eff > 0 && c->min_eff < w ? c->min_eff : w;
 }
 
 /*
@@ -946,7 +954,7 @@ static double same_within(const struct ctx *c)
  * sequential test ends either way (its standard error below
  * same_within() / (z_alpha + Z_SAME): a mean that does not differ at
  * alpha then excludes a change of that size), no fewer than
- * max_cal_boots and no more than half the run budget.
+ * max_cal_boots and no more than a quarter of the run budget.
  */
 static int cal_runs(const struct ctx *c, int *max_pairs)
 {
@@ -970,7 +978,7 @@ static int cal_runs(const struct ctx *c, int *max_pairs)
 	if (tol > 0 && n > 0) {
 		z = z_of(1 - p->alpha / 2) + Z_SAME;
 		need = ceil(2 * boot_var(c, n) * z * z / (tol * tol));
-		need = fmin(need, (double)p->max_runs / (4 * runs));
+		need = fmin(need, (double)p->max_runs / (8 * runs));
 		if (need > *max_pairs)
 			*max_pairs = (int)need;
 	}
@@ -980,10 +988,11 @@ static int cal_runs(const struct ctx *c, int *max_pairs)
 /* A sequential test over pairs of boots measured together, taken in the
  * order measured: DIFFER at the first prefix (of 'min' pairs or more)
  * where b differs from a at 'alpha', SAME from 'same_from' pairs on when
- * the upper bound of b less a (at Z_SAME) is below 'within', MORE when
- * neither has happened below 'max' pairs, SAME at the cap.  The noise
- * model of each prefix is today's. */
-enum { CAL_MORE, CAL_SAME, CAL_DIFFER };
+ * the upper bound of b less a (at Z_SAME) is below 'within' and a change
+ * of the user's smallest size would have been found (at POWER), MORE
+ * when neither has happened below 'max' pairs, CAP at the cap.  The
+ * noise model of each prefix is today's. */
+enum { CAL_MORE, CAL_SAME, CAL_DIFFER, CAL_CAP };
 
 static const size_t *sort_at;
 
@@ -1035,12 +1044,13 @@ static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 			ret = CAL_DIFFER;
 			goto out;
 		}
-		if (k >= (size_t)same_from && ps.mean + Z_SAME * ps.se < within) {
+		if (k >= (size_t)same_from && ps.mean + Z_SAME * ps.se < within &&
+		    !(c->min_eff > 0 && kb_detectable(ps.se, alpha, POWER) > c->min_eff)) {
 			ret = CAL_SAME;
 			goto out;
 		}
 	}
-	ret = n >= (size_t)max ? CAL_SAME : CAL_MORE;
+	ret = n >= (size_t)max ? CAL_CAP : CAL_MORE;
 out:
 	free(idx);
 	free(d);
@@ -2126,6 +2136,15 @@ static void finish(struct ctx *c, struct kb_perf_out *out, const char *verdict,
 		      "boot_spread_pct", c->use_log ? 100 * (exp(sqrt(c->tau2)) - 1) :
 		      sqrt(c->tau2), "runs_per_boot", runs, "runs_per_boot_why", rwhy);
 	json_object_set_new(v, "runs_per_boot_base", json_integer(in->p.runs_per_boot));
+	{
+		/* what the run-to-run noise rests on: the boots that kept two
+		 * steady runs or more */
+		size_t k, nb = 0;
+
+		for (k = 0; k < c->nboot; k++)
+			nb += c->boot[k].n >= 2 && c->boot[k].dup < 0;
+		json_object_set_new(v, "noise_boots", json_integer((json_int_t)nb));
+	}
 	if (why)
 		json_object_set_new(v, "reason", json_string(why));
 	out->kind = KB_PERF_DONE;
@@ -2360,6 +2379,172 @@ static void free_ctx(struct ctx *c)
 	free(c->scale_inv_n);
 }
 
+/* A change of d (z units) in the metric's own terms: percent, GOOD to BAD. */
+static double metric_pct(const struct ctx *c, double d)
+{
+	double y = c->in->p.higher_is_better ? -d : d, g;
+
+	if (c->use_log)
+		return 100 * expm1(y);
+	g = fabs(raw_mean(c, c->in->good_sha));
+	return g > 0 ? 100 * y / g : NAN;
+}
+
+/* A size of change (z units) as a percent of GOOD's level. */
+static double size_pct(const struct ctx *c, double d)
+{
+	double g;
+
+	if (c->use_log)
+		return 100 * expm1(d);
+	g = fabs(raw_mean(c, c->in->good_sha));
+	return g > 0 ? 100 * d / g : NAN;
+}
+
+/*
+ * Would the calibration pairs still to come (up to 'max' in all) show a
+ * difference, at the chance they would if the change were what the pairs
+ * show now?  Asked only once the smallest change of interest cannot be
+ * excluded even at the cap: then nothing is lost by stopping.  The mean
+ * at the cap is that of today's pairs and of max - k more, each as noisy
+ * as today's are.
+ */
+static int cal_futile(const struct ctx *c, const struct pairs *cal, int max)
+{
+	double sd, se_cap, z, rest, cp;
+	struct pair_list pl;
+	size_t k = cal->n;
+
+	if (k < 8 || !(cal->se > 0) || !(c->min_eff > 0) || (size_t)max <= k)
+		return 0;
+	/* the pairs' own scatter: the model's boot spread, from few boots,
+	 * is an upper bound that more boots bring down */
+	collect_pairs(c, find(c, c->in->good_sha), find(c, c->in->node_sha[c->in->bad]),
+		      -1, -1, &pl);
+	sd = pl.n >= 8 ? kb_stddev(pl.d, pl.n) : cal->se * sqrt((double)k);
+	free_pairs(&pl);
+	if (!(sd > 0))
+		return 0;
+	se_cap = sd / sqrt((double)max);
+	if (!(kb_detectable(se_cap, c->in->p.alpha, POWER) > c->min_eff))
+		return 0;
+	z = z_of(1 - c->in->p.alpha / 2);
+	rest = sd * sqrt((double)(max - k)) / max;
+	cp = 1 - kb_normal_cdf((z * se_cap - fabs(cal->mean)) / rest);
+	return cp < FUTILE;
+}
+
+/*
+ * The standard error of the change at the end of calibration, when there
+ * are pairs enough to tell it by their own scatter (a t's tails put on
+ * it): the model's boot spread, estimated from consecutive boots of one
+ * commit, stays an upper bound where those are few (a pool alternates
+ * its machines between GOOD and BAD).
+ */
+static double cal_se_end(const struct ctx *c, const struct pairs *cal)
+{
+	struct pair_list pl;
+	double se = cal->se;
+
+	collect_pairs(c, find(c, c->in->good_sha), find(c, c->in->node_sha[c->in->bad]),
+		      -1, -1, &pl);
+	if (pl.n >= 20)
+		se = kb_stddev(pl.d, pl.n) * sqrt(inflate((int)pl.n - 1) / (double)pl.n);
+	free_pairs(&pl);
+	return se;
+}
+
+/* BAD measures better than GOOD, on at least the pairs a "same" takes:
+ * firmly (at alpha, on all the pairs), or a change of the user's
+ * smallest size is excluded and would have been seen. */
+static int better_excludes(const struct ctx *c, const struct pairs *cal)
+{
+	if (cal->n < 8 || !(cal->se > 0))
+		return 0;
+	if (cal->mean + z_of(1 - c->in->p.alpha / 2) * cal->se < 0)
+		return 1;
+	return !(c->min_eff > 0) || (cal->mean + Z_SAME * cal->se < c->min_eff &&
+				     !(kb_detectable(cal->se, c->in->p.alpha, POWER) > c->min_eff));
+}
+
+/* The calibration's finding for the report: the change from GOOD to BAD
+ * and its 90% interval, the smallest change the pairs would have found,
+ * the smallest the user cares about. */
+static json_t *cal_json(const struct ctx *c, const struct pairs *cal)
+{
+	double lo = metric_pct(c, cal->mean - Z_SAME * cal->se),
+	       hi = metric_pct(c, cal->mean + Z_SAME * cal->se);
+	json_t *j = json_object();
+
+	if (lo > hi) {
+		double t = lo;
+
+		lo = hi;
+		hi = t;
+	}
+	json_object_set_new(j, "pairs", json_integer((json_int_t)cal->n));
+	if (isfinite(metric_pct(c, cal->mean))) {
+		json_object_set_new(j, "change_pct", json_real(metric_pct(c, cal->mean)));
+		json_object_set_new(j, "low_pct", json_real(lo));
+		json_object_set_new(j, "high_pct", json_real(hi));
+	}
+	if (cal->se > 0 && isfinite(size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER))))
+		json_object_set_new(j, "detectable_pct",
+			json_real(size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER))));
+	json_object_set_new(j, "min_effect_pct", json_real(100 * c->in->p.min_effect));
+	return j;
+}
+
+/* "no change larger than 2.1% (GOOD -> BAD +0.3%, 90% interval -1.2% ..
+ * +1.8%)", or what of it is known. */
+static void cal_words(const struct ctx *c, const struct pairs *cal, int too_noisy,
+		      char *buf, size_t len)
+{
+	double d = cal->se > 0 ? size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER)) : NAN;
+	double ch = metric_pct(c, cal->mean), lo = metric_pct(c, cal->mean - Z_SAME * cal->se),
+	       hi = metric_pct(c, cal->mean + Z_SAME * cal->se);
+	char size[64] = "", interval[128] = "";
+
+	if (lo > hi) {
+		double t = lo;
+
+		lo = hi;
+		hi = t;
+	}
+	if (isfinite(d))
+		snprintf(size, sizeof(size), "%.3g%%", d);
+	if (isfinite(ch) && cal->se > 0)
+		snprintf(interval, sizeof(interval), " (GOOD -> BAD %+.3g%%, 90%% interval "
+			 "%+.3g%% .. %+.3g%%)", ch, lo, hi);
+	if (too_noisy)
+		snprintf(buf, len, "too noisy to tell: changes under %s cannot be seen with "
+			 "this benchmark here%s", *size ? size : "the noise", interval);
+	else if (*size)
+		snprintf(buf, len, "no change larger than %s%s", size, interval);
+	else
+		snprintf(buf, len, "%s", *interval ? interval + 2 : "");
+}
+
+/* What to blame when calibration cannot tell, and what would help. */
+static void warn_too_noisy(struct ctx *c)
+{
+	const char *m = c->in->metric ? c->in->metric : "the metric";
+	int steady = c->runs - c->warm > 0 ? c->runs - c->warm : 1;
+	double run = size_pct(c, c->sigma), boot = size_pct(c, sqrt(c->tau2));
+
+	if (c->tau2 > c->sigma * c->sigma / steady)
+		warn(c, "too-noisy", "%s is too noisy for a change of %.2g%%: its boots differ "
+		     "by %.2g%% and its runs within a boot by %.2g%%; the boots are what to "
+		     "blame, so more runs a boot do not help: a steadier metric, a target "
+		     "whose boots differ less (a real machine rather than an emulated one), "
+		     "or a larger --min-effect would", m, 100 * c->in->p.min_effect, boot, run);
+	else
+		warn(c, "too-noisy", "%s is too noisy for a change of %.2g%%: its runs "
+		     "differ by %.2g%% within a boot and its boots by %.2g%%; more runs a "
+		     "boot (runs_per_boot), a steadier metric, a quieter target or a larger "
+		     "--min-effect would help", m, 100 * c->in->p.min_effect, run, boot);
+}
+
 int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 {
 	struct kb_perf_in scaled_in;
@@ -2368,7 +2553,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct ctx c;
 	const struct kb_perf_obs *go, *bo;
 	struct pairs cal;
-	double pmw, eff, lev_g, lev_b;
+	double pmw = 1, eff, lev_g, lev_b;
 	size_t i, j, n;
 	int bg, bb, ret = 0, r, max_pairs;
 	unsigned char *alive = NULL;
@@ -2433,6 +2618,8 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	}
 	detect_warmup(&c);
 	build_boots(&c);
+	c.min_eff = in->p.min_effect > 0 ? (c.use_log ? log1p(in->p.min_effect) :
+			in->p.min_effect * fabs(raw_mean(&c, in->good_sha))) : 0;
 	out->noise = c.sigma;
 	out->boot_spread = sqrt(c.tau2);
 	pair_up(&c, go, bo, -1, -1, &cal);
@@ -2450,7 +2637,10 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 					     8, same_within(&c), in->p.alpha, &pmw)) {
 	case CAL_MORE:
 		if (!budget_left(&c))
-			goto no_difference;
+			goto at_cap;
+		if (cal_futile(&c, &cal, max_pairs))
+			goto too_noisy;
+more:
 		if (bg <= bb)
 			run_action(out, in->good_sha, "good", c.runs,
 				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
@@ -2458,11 +2648,40 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 			run_action(out, in->node_sha[in->bad], "bad", c.runs,
 				   "calibrate: GOOD and BAD do not differ yet (p=%.3g)", pmw);
 		goto out;
+	case CAL_CAP:
+at_cap:
+		/* the pairs end here: no difference; a change of the size the
+		 * user cares about is excluded, or it cannot be told */
+		cal.se = cal_se_end(&c, &cal);
+		if (!(c.min_eff > 0) ||
+		    (!(kb_detectable(cal.se, in->p.alpha, POWER) > c.min_eff) &&
+		     cal.mean + Z_SAME * cal.se < c.min_eff))
+			goto no_difference;
+too_noisy:
+		{
+			char why[300];
+
+			cal_words(&c, &cal, 1, why, sizeof(why));
+			warn_too_noisy(&c);
+			finish(&c, out, "inconclusive", json_array(), why);
+			json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));
+			json_object_set_new(json_object_get(out->verdict, "calibration"),
+					    "too_noisy", json_true());
+		}
+		goto out;
 	case CAL_SAME:
 no_difference:
-		finish(&c, out, "no-regression", json_array(),
-		       c.warm_detected ? "GOOD and BAD do not differ once the warm-up "
-		       "runs after each boot are left out" : "GOOD and BAD do not differ");
+		{
+			char why[400], words[240];
+
+			cal_words(&c, &cal, 0, words, sizeof(words));
+			snprintf(why, sizeof(why), "%s%s%s", c.warm_detected ?
+				 "GOOD and BAD do not differ once the warm-up runs after each "
+				 "boot are left out" : "GOOD and BAD do not differ",
+				 *words ? ": " : "", words);
+			finish(&c, out, "no-regression", json_array(), why);
+			json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));
+		}
 		goto out;
 	default:
 		break;
@@ -2471,9 +2690,21 @@ no_difference:
 	c.mu_g = 0;
 	c.mu_b = eff;
 	c.delta_se = cal.se;
+	if (eff <= 0 && !better_excludes(&c, &cal)) {
+		/* BAD better is a claim of no regression too: on as many pairs
+		 * as one, and only once a regression of interest is excluded */
+		if (budget_left(&c) && cal.n < (size_t)max_pairs && !cal_futile(&c, &cal, max_pairs))
+			goto more;
+		goto too_noisy;
+	}
 	if (eff <= 0) {
-		finish(&c, out, "no-regression", json_array(),
-		       "BAD measures better than GOOD");
+		char why[300], words[240];
+
+		cal_words(&c, &cal, 0, words, sizeof(words));
+		snprintf(why, sizeof(why), "BAD measures better than GOOD%s",
+			 strchr(words, '(') ? strchr(words, '(') - 1 : "");
+		finish(&c, out, "no-regression", json_array(), why);
+		json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));
 		goto out;
 	}
 	fit_drift(&c);

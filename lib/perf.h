@@ -95,6 +95,9 @@ struct kb_perf_params {
 	int min_probe;        /* samples before a probe may be decided, 5 */
 	int max_probe;        /* samples after which a probe is unknown, 40 */
 	int max_runs;         /* a budget for the whole session */
+	double min_effect;    /* the smallest change of interest, relative:
+			       * 0.05.  "no-regression" only once a change
+			       * this large would have been seen */
 	int runs_fixed;       /* runs_per_boot is the user's choice: keep it */
 	double boot_cost;     /* what a boot costs beside a run (seconds; 0: */
 	double run_cost;      /* unknown, taken as alike) */
@@ -115,6 +118,7 @@ struct kb_perf_in {
 	const char (*node_sha)[41];       /* per node */
 	const char (*parent_sha)[41];     /* first parent of each node */
 	const char *good_sha;
+	const char *metric;               /* its name, for messages (NULL: "the metric") */
 	const char *marks;                /* hard marks per node (kb_mark), or NULL */
 	const struct kb_perf_obs *obs;
 	size_t nobs;

@@ -100,6 +100,36 @@ double kb_normal_quantile(double p)
 	return (lo + hi) / 2;
 }
 
+double kb_test_power(double d, double se, double alpha)
+{
+	double z = kb_normal_quantile(1 - alpha / 2), x;
+
+	if (!(se > 0))
+		return d != 0;
+	x = fabs(d) / se;
+	return kb_normal_cdf(x - z) + kb_normal_cdf(-x - z);
+}
+
+double kb_detectable(double se, double alpha, double power)
+{
+	double lo = 0, hi, z = kb_normal_quantile(1 - alpha / 2);
+
+	if (!(se > 0))
+		return 0;
+	/* the far tail adds little: z + z_power standard errors is an upper
+	 * bound, the root is below it */
+	hi = (z + kb_normal_quantile(power) + 1) * se;
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+
+		if (kb_test_power(mid, se, alpha) < power)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return hi;
+}
+
 struct ranked {
 	double v;
 	int group;

@@ -25,6 +25,16 @@ double kb_normal_quantile(double p);
  * of Beta(a, b). */
 double kb_beta_inc(double a, double b, double x);
 
+/*
+ * The power of a two-sided normal test at level 'alpha' (|estimate| / se
+ * beyond the normal quantile of 1 - alpha / 2) when the true difference
+ * is 'd': the chance it is found.
+ */
+double kb_test_power(double d, double se, double alpha);
+/* The smallest difference that test finds with probability 'power'
+ * (alpha / 2 < power < 1): the detectable size, in the units of se. */
+double kb_detectable(double se, double alpha, double power);
+
 /* Two-sided p-value of the Mann-Whitney U test (normal approximation with
  * tie and continuity corrections; exact enumeration when both n <= 8). */
 double kb_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);

@@ -174,7 +174,7 @@ test_expect_success 'another metric moved and the primary did not: a secondary-m
 	json_flat r.json >flat &&
 	grep "^warnings\[[0-9]*\]\.kind	secondary-moved\$" flat &&
 	! grep "only-primary" flat &&
-	grep "^  secondary-moved: p99 (+[0-9.]*%, p = [0-9.e-]*) moved from GOOD to BAD, but latency did not: the bisection looks at latency only; to find where p99 moved, bisect again with it as the metric\$" out &&
+	grep "^  secondary-moved: p99 (+[0-9.]*%, p = [0-9.e-]*) moved from GOOD to BAD, but latency did not: the bisection looks at latency only; to find where p99 moved, bisect again with --metric p99\$" out &&
 	# in no-regression the secondary tables have GOOD and BAD
 	grep " p99  moved (p = " out &&
 	"$KBISECT" reset 2>/dev/null

@@ -483,6 +483,42 @@ test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64
 	test -z "$(vms_left al.err)"
 '
 
+# A primary metric that is noise alone (a random number in each run's
+# output), a secondary one that demo-slow moves: no "no regression" on
+# the noise, but the size it could not see and the metric that moved;
+# bisected on that metric with --metric, the culprit.
+test_expect_success LIBVIRT 'too noisy to tell: inconclusive, the size it could see, the secondary metric that moved; --metric on it names the culprit' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
+	nb="$TEST_DIR/fixtures/noisy-create.json" &&
+	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
+		--target "$VM" --bench "$nb" --scale 0.1 --rebuild-check off \
+		>"$TRASH_DIRECTORY/nz.out" 2>"$TRASH_DIRECTORY/nz.err") || test $? = 3; } &&
+	report_json &&
+	test "$(json_get r.json verdict)" = inconclusive &&
+	test "$(json_get r.json calibration.too_noisy)" = true &&
+	{ "$KBISECT" report --db k.db >nz.txt || test $? = 3; } &&
+	cat nz.txt &&
+	grep "^Inconclusive: too noisy to tell: changes under [0-9.e+]*% cannot be seen with this benchmark here (GOOD -> BAD [-+][0-9.]*%, 90% interval [-+][0-9.]*% \.\. [-+][0-9.]*%)\. No commit is blamed\.\$" nz.txt &&
+	grep "^  too-noisy: noise is too noisy for a change of 5%: " nz.txt &&
+	grep "^  secondary-moved: create_clat_mean (+[0-9.]*%, p = [0-9.e-]*) moved from GOOD to BAD, but noise did not: .*bisect again with --metric create_clat_mean\$" nz.txt &&
+	grep "^  noise:     [0-9.]*% run to run, [0-9.]*% boot to boot\$" nz.txt &&
+	grep "^  kbisect start demo-slow~1 demo-slow --bench .*noisy-create.json --target .* --scale 0.1 --rebuild-check off\$" nz.txt &&
+	test -z "$(vms_left nz.err)" &&
+	end_session &&
+	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
+		--target "$VM" --bench "$nb" --metric create_clat_mean --scale 0.1 \
+		--rebuild-check off >"$TRASH_DIRECTORY/nz2.out" 2>"$TRASH_DIRECTORY/nz2.err") ||
+	  test $? = 3; } &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $slow &&
+	test "$(json_get r.json metrics[0].name)" = noise &&
+	"$KBISECT" report --db k.db >nz2.txt &&
+	grep "^  kbisect start demo-slow~1 demo-slow --bench .*noisy-create.json --metric create_clat_mean --target .* --scale 0.1 --rebuild-check off\$" nz2.txt &&
+	test -z "$(vms_left nz2.err)"
+'
+
 # A performance bisection in VMs while the machine is made slower for a
 # stretch of time: a CPU hog on the host (every processor busy), started
 # during calibration and stopped a few minutes later.  The culprit named

@@ -443,6 +443,9 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.p.runs_per_boot = s->spec.bench.runs_per_boot;
 	x->in.p.confidence = s->spec.confidence;
 	x->in.p.seed = s->spec.seed ? s->spec.seed : 1;
+	if (s->spec.bench.min_effect > 0)
+		x->in.p.min_effect = s->spec.bench.min_effect / 100;
+	x->in.metric = s->spec.bench.metric.name;
 	x->in.machines = kb_spec_nmachines(&s->spec) > 1 ? (int)kb_spec_nmachines(&s->spec) : 0;
 	x->in.machine = -1;
 	if (kb_spec_nmachines(&s->spec) > 1)
@@ -1050,8 +1053,11 @@ static void add_metrics(struct kb_session *s, json_t *o, int warmup)
 {
 	const char *v = json_string_value(json_object_get(o, "verdict"));
 
+	/* too noisy to tell: the primary metric is not seen to move */
+	int noisy = json_is_true(json_object_get(json_object_get(o, "calibration"), "too_noisy"));
+
 	kb_report_metrics(s, o, warmup, !v ? -1 : !strcmp(v, "culprit") ||
-			  !strcmp(v, "multiple") ? 1 : !strcmp(v, "no-regression") ? 0 : -1);
+			  !strcmp(v, "multiple") ? 1 : !strcmp(v, "no-regression") || noisy ? 0 : -1);
 }
 
 /*

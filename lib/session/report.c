@@ -123,6 +123,12 @@ void kb_session_setup_info(struct kb_session *s, json_t *o)
 	if (s->spec.fragments)
 		json_object_set_new(setup, "fragments", json_string(s->spec.fragments));
 	json_object_set_new(setup, "confidence", json_real(s->spec.confidence));
+	if (s->spec.scale != 1.0)
+		json_object_set_new(setup, "scale", json_real(s->spec.scale));
+	if (s->spec.boot_fail == 'b')
+		json_object_set_new(setup, "boot_failure", json_string("bad"));
+	if (s->spec.rebuild_check == 'n')
+		json_object_set_new(setup, "rebuild_check", json_string("off"));
 	if (s->spec.bench.json && (b = json_loads(s->spec.bench.json, 0, &jerr)))
 		json_object_set_new(setup, "benchmark", b);
 	json_object_set_new(o, "setup", setup);
@@ -248,10 +254,11 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
 		}
 		kb_report_warn(json_object_get(o, "warnings"), "secondary-moved",
 			       "%s moved from GOOD to BAD, but %s did not: the bisection "
-			       "looks at %s only; to find where %s moved, bisect again with %s "
-			       "as the metric", w.ptr, b->metric.name, b->metric.name,
+			       "looks at %s only; to find where %s moved, bisect again with "
+			       "--metric %s", w.ptr, b->metric.name, b->metric.name,
 			       nm == 1 ? json_string_value(json_array_get(moved, 0)) : "they",
-			       nm == 1 ? "it" : "one of them");
+			       nm == 1 ? json_string_value(json_array_get(moved, 0)) :
+			       "and one of them");
 	}
 	kb_buf_release(&w);
 	json_decref(moved);

@@ -106,6 +106,13 @@ static const struct sim_scenario scenarios[] = {
 	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
 	{ "5% step, 3% noise, 1% layout offset per commit", 200, { 0.05 }, 1, 0.03,
 	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
+	/* a change smaller than the noise lets calibration see: inconclusive,
+	 * never no-regression */
+	{ "2% step, 3% run noise, 15% boot spread", 200, { 0.02 }, 1, 0.03, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.15 },
+	{ "2% step, 15% noise", 200, { 0.02 }, 1, 0.15, NOISE_LOGNORMAL, 5 },
+	{ "no change, 1% run noise, 1% boot spread", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
+	  .boot_noise = 0.01 },
 	/* all of it at once */
 	{ "5% step, 1% noise, 2% boots, 1% layout, 10% slower from 50", 200, { 0.05 }, 1, 0.01,
 	  NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .speed = { { 0.10, 50, 0 } },
@@ -177,6 +184,78 @@ static void flaky_table(int trials, int argc, char **argv)
 		       "commits run per bisection; 1: a plain bisection, one run a commit;\n"
 		       "5: ktest's BISECT_TRIES=5 (bad at the first failure, good after "
 		       "5 passes)\n");
+}
+
+/* The size a verdict states it could see: "no change larger than X%"
+ * or "changes under X% cannot be seen"; -1 when it states none. */
+static double stated_size(const char *reason)
+{
+	const char *p;
+	double x;
+
+	if ((p = strstr(reason, "no change larger than ")) &&
+	    sscanf(p, "no change larger than %lf", &x) == 1)
+		return x;
+	if ((p = strstr(reason, "changes under ")) && sscanf(p, "changes under %lf", &x) == 1)
+		return x;
+	return -1;
+}
+
+/* The scenarios of no change or of a change too small to see: how often
+ * the verdict is no-regression and how often "too noisy to tell", and
+ * the sizes they state (the mean, and the largest for no-regression). */
+static void detect_table(int trials, int nw, int argc, char **argv)
+{
+	int any = 0;
+
+	for (size_t s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++) {
+		const struct sim_scenario *sc = &scenarios[s];
+		double noreg = 0, noisy = 0, other = 0, sn = 0, sx = 0, snoisy = 0, runs = 0;
+		char a[16] = "-", b[16] = "-", d[16] = "-";
+
+		if ((argc > 2 && !strstr(sc->name, argv[2])) || sc->effects[0] > 0.02)
+			continue;
+		if (!any++)
+			printf("\n%-*s %6s %6s %6s %8s %8s %8s %6s\n", nw, "what it could see",
+			       "noreg", "noisy", "other", "noreg@", "max", "noisy@", "runs");
+		for (int t = 0; t < trials; t++) {
+			struct sim_result r;
+			double x;
+
+			sim_trial(sc, (uint64_t)t + 1, &r);
+			x = stated_size(r.reason);
+			runs += r.runs;
+			if (!strcmp(r.verdict, "no-regression")) {
+				noreg++;
+				if (x >= 0) {
+					sn += x;
+					if (x > sx)
+						sx = x;
+				}
+			} else if (!strcmp(r.verdict, "inconclusive") &&
+				   strstr(r.reason, "too noisy to tell")) {
+				noisy++;
+				snoisy += x >= 0 ? x : 0;
+			} else {
+				other++;
+			}
+		}
+		if (noreg)
+			snprintf(a, sizeof(a), "%.2g%%", sn / noreg);
+		if (noreg)
+			snprintf(b, sizeof(b), "%.2g%%", sx);
+		if (noisy)
+			snprintf(d, sizeof(d), "%.2g%%", snoisy / noisy);
+		printf("%-*s %5.0f%% %5.0f%% %5.0f%% %8s %8s %8s %6.0f\n", nw, sc->name,
+		       100 * noreg / trials, 100 * noisy / trials, 100 * other / trials, a, b, d,
+		       runs / trials);
+		fflush(stdout);
+	}
+	if (any)
+		printf("noreg: no-regression; noisy: inconclusive, too noisy to tell; other: "
+		       "any other verdict;\nnoreg@, max: the mean and largest size a "
+		       "no-regression says it would have seen;\nnoisy@: the mean size a "
+		       "too-noisy verdict says it could not see; runs: mean runs\n");
 }
 
 /* The width of the scenario column: the longest name shown. */
@@ -296,6 +375,7 @@ int main(int argc, char **argv)
 	       "GOOD and BAD;\n1, 4: one machine, four alike; 4x: four, machine m measuring "
 	       "2%% x m more than machine 0;\ntime: mean wall time in runs (a boot takes "
 	       "as long as a run); 4/1: the time of 4 over that of 1\n");
+	detect_table(trials, nw, argc, argv);
 	flaky_table(trials, argc, argv);
 	return 0;
 }

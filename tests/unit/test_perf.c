@@ -56,6 +56,51 @@ TEST(test_perf__no_change_is_no_regression)
 	CHECK_MSG(ok >= 19 && wrong == 0, "no-regression %d of 20", ok);
 }
 
+/* A 2% step in boots that differ by 15%: calibration cannot tell a 5%
+ * change within its budget, so it says so; it never claims there is no
+ * regression. */
+TEST(test_perf__too_noisy_is_inconclusive_not_no_regression)
+{
+	struct sim_scenario sc = { "2/15", 150, { 0.02 }, 1, 0.03, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.15 };
+	int t, noisy = 0, noreg = 0;
+
+	for (t = 1; t <= 12; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		noreg += !strcmp(r.verdict, "no-regression");
+		noisy += !strcmp(r.verdict, "inconclusive") &&
+			 !strncmp(r.reason, "too noisy to tell: changes under ", 33);
+	}
+	CHECK_MSG(noreg == 0 && noisy >= 11, "no-regression %d, too noisy %d of 12", noreg,
+		  noisy);
+}
+
+/* No change at low noise: no-regression, stating a detectable size below
+ * the smallest change of interest (5%). */
+TEST(test_perf__quiet_no_change_states_what_it_could_see)
+{
+	struct sim_scenario sc = { "none/1/1", 150, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.01 };
+	int t, ok = 0;
+
+	for (t = 1; t <= 12; t++) {
+		struct sim_result r;
+		const char *p;
+		double size;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		p = strstr(r.reason, "no change larger than ");
+		if (!strcmp(r.verdict, "no-regression") && p &&
+		    sscanf(p, "no change larger than %lf%%", &size) == 1 && size > 0 && size < 5)
+			ok++;
+		else
+			fprintf(stderr, "# trial %d: %s: %s\n", t, r.verdict, r.reason);
+	}
+	CHECK_MSG(ok >= 11, "%d of 12", ok);
+}
+
 TEST(test_perf__two_steps_are_both_or_partial)
 {
 	struct sim_scenario sc = { "3+2", 150, { 0.03, 0.02 }, 2, 0.01, NOISE_LOGNORMAL, 5 };

@@ -85,3 +85,46 @@ TEST(test_stats__normal_quantile)
 	CHECK(fabs(kb_normal_quantile(1 - 2.5e-6) - 4.564788) < 1e-4);
 	CHECK(fabs(kb_normal_cdf(kb_normal_quantile(0.3)) - 0.3) < 1e-12);
 }
+
+/* The detectable size against the textbook figures (two-sided 5%, 80%:
+ * 2.80 standard errors; 0.1%, 90%: 4.57), and its power against a
+ * simulation of the test it is for: GOOD and BAD booted in pairs, each
+ * boot with its own offset (boot spread tau) and r runs (run noise
+ * sigma), the change told from the mean of the pairs' differences. */
+TEST(test_stats__detectable_size)
+{
+	const double tau = 0.03, sigma = 0.02, alpha = 0.001;
+	const int r = 5, pairs = 12, trials = 4000;
+	double se = sqrt(2 * (tau * tau + sigma * sigma / r) / pairs), d, z;
+	uint64_t seed = 7;
+	int found = 0, found_half = 0;
+
+	CHECK(NEAR(kb_detectable(1, 0.05, 0.80), 1.95996 + 0.84162, 1e-3));
+	CHECK(NEAR(kb_detectable(1, 0.001, 0.90), 3.29053 + 1.28155, 1e-3));
+	CHECK(NEAR(kb_detectable(0.5, 0.05, 0.80), 0.5 * (1.95996 + 0.84162), 1e-3));
+	CHECK(NEAR(kb_test_power(kb_detectable(2, 0.01, 0.9), 2, 0.01), 0.9, 1e-6));
+	/* the far tail counts: at d = 0 the power is the level */
+	CHECK(NEAR(kb_test_power(0, 1, 0.05), 0.05, 1e-6));
+	d = kb_detectable(se, alpha, 0.90);
+	z = kb_normal_quantile(1 - alpha / 2);
+	for (int t = 0; t < trials; t++) {
+		double sum = 0, sum_half = 0;
+
+		for (int p = 0; p < pairs; p++) {
+			double g = tau * kb_rand_normal(&seed), b = tau * kb_rand_normal(&seed);
+
+			for (int k = 0; k < r; k++) {
+				g += sigma * kb_rand_normal(&seed) / r;
+				b += sigma * kb_rand_normal(&seed) / r;
+			}
+			sum += b + d - g;
+			sum_half += b + d / 2 - g;
+		}
+		found += fabs(sum / pairs) / se > z;
+		found_half += fabs(sum_half / pairs) / se > z;
+	}
+	/* 90% of 4000: 3600, binomial sd 19 */
+	CHECK_MSG(found > 3520 && found < 3680, "found %d of %d", found, trials);
+	/* half the size is found far less often */
+	CHECK_MSG(found_half < 0.4 * trials, "half found %d of %d", found_half, trials);
+}
