@@ -1,4 +1,5 @@
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +72,7 @@ int cmd_start(int argc, char **argv)
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on",
 		   *signature = NULL, *metric = NULL;
-	double confidence = 0.95, scale = 1, min_rate = 0, min_effect = 0;
+	double confidence = 0.95, scale = 1, min_rate = 0, min_effect = NAN;
 	long long seed = 0, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, flaky = 0, ret;
 	struct kb_opt opts[] = {
@@ -186,11 +187,12 @@ int cmd_start(int argc, char **argv)
 		ret = kb_usage_error(&help, "--confidence must be between 0 and 1");
 		goto out_usage;
 	}
-	if (min_effect && !(min_effect > 0 && min_effect <= 1000)) {
+	/* NAN: not given */
+	if (!isnan(min_effect) && !(min_effect > 0 && min_effect <= 1000)) {
 		ret = kb_usage_error(&help, "--min-effect is a percent above 0 (and at most 1000)");
 		goto out_usage;
 	}
-	if ((metric || min_effect) && !bench) {
+	if ((metric || min_effect > 0) && !bench) {
 		ret = kb_usage_error(&help, "--metric and --min-effect go with --bench: "
 				     "a --command test passes or fails");
 		goto out_usage;
@@ -203,7 +205,7 @@ int cmd_start(int argc, char **argv)
 		      kb_bench_from_command(&spec.bench, command);
 	if (ret < 0)
 		goto fail;
-	if (metric || min_effect) {
+	if (metric || min_effect > 0) {
 		char *origin = kb_asprintf("%s (with %s)", spec.bench.name,
 					   metric ? "--metric" : "--min-effect");
 

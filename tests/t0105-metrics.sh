@@ -177,6 +177,58 @@ test_expect_success 'another metric moved and the primary did not: a secondary-m
 	grep "^  secondary-moved: p99 (+[0-9.]*%, p = [0-9.e-]*) moved from GOOD to BAD, but latency did not: the bisection looks at latency only; to find where p99 moved, bisect again with --metric p99\$" out &&
 	# in no-regression the secondary tables have GOOD and BAD
 	grep " p99  moved (p = " out &&
+	# what it could have missed
+	grep "^No regression: GOOD and BAD do not differ: no change larger than [0-9.]*% (GOOD -> BAD [-+][0-9.e-]*%, 90% interval [-+][0-9.e-]*% \.\. [-+][0-9.e-]*%)\. No commit is blamed\.\$" out &&
+	in_range "$(json_get r.json calibration.detectable_pct)" 0 5 &&
+	in_range "$(json_get r.json calibration.min_effect_pct)" 4.99 5.01 &&
+	! grep "^#regzbot" out &&
+	"$KBISECT" reset 2>/dev/null
+'
+
+test_expect_success '--metric: the bisection on a secondary metric, the primary one secondary; the reproduce line keeps it' '
+	cd repo &&
+	MOVING=p99 &&
+	export MOVING &&
+	"$KBISECT" start good bad --bench ../multi.json --metric p99 --min-effect 3 \
+		--seed 4 --scale 0.5 >out 2>err &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $C &&
+	json_list r.json metrics .name >names &&
+	printf "p50\nlatency\niops\nabsent\n" >want && test_cmp want names &&
+	test "$(json_get r.json setup.benchmark.use_metric)" = p99 &&
+	grep "^  kbisect start good bad --bench multi --metric p99 --min-effect 3 --target local --scale 0.5\$" out &&
+	"$KBISECT" reset 2>/dev/null
+'
+
+test_expect_success '--metric and --min-effect refused where they cannot be: with what there is' '
+	cd repo &&
+	test_expect_code 1 "$KBISECT" start good bad --bench ../multi.json --metric p98 --no-run 2>err &&
+	grep "benchmark multi (with --metric) has no metric named .p98.: it has latency, p50, p99, iops and absent\$" err &&
+	test_expect_code 2 "$KBISECT" start good bad --command true --metric p99 2>err &&
+	grep "go with --bench" err &&
+	test_expect_code 2 "$KBISECT" start good bad --bench ../multi.json --min-effect 0 2>err &&
+	test_expect_code 2 "$KBISECT" start good bad --bench ../multi.json --min-effect -3 2>err &&
+	grep "min-effect is a percent above 0" err &&
+	sed "s/\"runs_per_boot\": 5/\"runs_per_boot\": 5, \"min_effect\": \"big\"/" ../multi.json >bad.json &&
+	test_expect_code 1 "$KBISECT" start good bad --bench bad.json --no-run 2>err &&
+	grep "min_effect.* must be a percent above 0" err &&
+	! test -e .kbisect/kbisect.db || ! "$KBISECT" status >/dev/null 2>&1
+'
+
+test_expect_success 'a metric too noisy for the change: inconclusive, the size it could not see, what to blame' '
+	cd repo &&
+	MOVING=latency NOISE=0.4 &&
+	export MOVING NOISE &&
+	test_expect_code 3 "$KBISECT" start good bad --bench ../multi.json --seed 4 >out 2>err &&
+	test_expect_code 3 "$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" = inconclusive &&
+	test "$(json_get r.json calibration.too_noisy)" = true &&
+	in_range "$(json_get r.json calibration.detectable_pct)" 5 1000 &&
+	grep "^Inconclusive: too noisy to tell: changes under [0-9.]*% cannot be seen with this benchmark here (GOOD -> BAD " out &&
+	grep "^  too-noisy: latency is too noisy for a change of 5%: its runs differ by [0-9.]*% within a boot" out &&
+	grep "^  noise:     [0-9.]*% run to run, [0-9.]*% boot to boot\$" out &&
+	NOISE= && unset NOISE &&
 	"$KBISECT" reset 2>/dev/null
 '
 
