@@ -463,6 +463,28 @@ static void put_real(FILE *to, const char *opt, double v)
 	fprintf(to, " %s %s", opt, t);
 }
 
+/* "  (given as GOOD v6.1, BAD v6.2)": the revisions as given, where
+ * they are not the ids the line gives. */
+static void print_names(json_t *setup, FILE *to)
+{
+	json_t *specs = json_object_get(setup, "good_specs"), *shas = json_object_get(setup, "good_shas");
+	size_t i, n = json_array_size(specs);
+	int any = 0;
+
+	for (i = 0; i <= n; i++) {
+		const char *spec = i < n ? json_string_value(json_array_get(specs, i)) :
+					   kb_str(setup, "bad_spec");
+		const char *sha = i < n ? json_string_value(json_array_get(shas, i)) :
+					  kb_str(setup, "bad_sha");
+
+		if (!spec || !sha || !strncmp(sha, spec, strlen(spec)))
+			continue;
+		fprintf(to, "%s%s %s", any++ ? ", " : "  (given as ", i < n ? "GOOD" : "BAD", spec);
+	}
+	if (any)
+		fprintf(to, ")\n");
+}
+
 /* The command that runs the same bisection again, and the replay. */
 static void print_reproduce(json_t *r, FILE *to)
 {
@@ -473,13 +495,24 @@ static void print_reproduce(json_t *r, FILE *to)
 
 	fprintf(to, "How to reproduce:\n");
 	if (setup) {
+		json_t *shas = json_object_get(setup, "good_shas");
+		int ids = json_array_size(shas) && *kb_str(setup, "bad_sha");
+
 		fprintf(to, "  kbisect start");
-		json_array_foreach(json_object_get(setup, "good_specs"), i, v) {
+		/* the revisions as the ids they were then, the names as a
+		 * comment: a branch or a tag may have moved since */
+		json_array_foreach(ids ? shas : json_object_get(setup, "good_specs"), i, v) {
 			fputc(' ', to);
-			put_word(to, json_string_value(v));
+			if (ids)
+				fprintf(to, "%.12s", json_string_value(v));
+			else
+				put_word(to, json_string_value(v));
 		}
 		fputc(' ', to);
-		put_word(to, kb_str(setup, "bad_spec"));
+		if (ids)
+			fprintf(to, "%.12s", kb_str(setup, "bad_sha"));
+		else
+			put_word(to, kb_str(setup, "bad_spec"));
 		if (!strcmp(kb_str(b, "name"), "command") && json_is_string(cmd) &&
 		    !strcmp(json_string_value(cmd), KB_MANUAL_COMMAND)) {
 			/* marked by hand: the marks are in the log */
@@ -490,7 +523,8 @@ static void print_reproduce(json_t *r, FILE *to)
 			put_word(to, json_string_value(cmd));
 		} else {
 			fprintf(to, " --bench ");
-			put_word(to, kb_str(b, "name"));
+			put_word(to, *kb_str(setup, "bench_arg") ? kb_str(setup, "bench_arg") :
+				 kb_str(b, "name"));
 		}
 		if (json_is_string(json_object_get(b, "use_metric"))) {
 			fprintf(to, " --metric ");
@@ -508,8 +542,15 @@ static void print_reproduce(json_t *r, FILE *to)
 			fprintf(to, " --signature ");
 			put_word(to, kb_str(b, "signature"));
 		}
-		fprintf(to, " --target ");
-		put_word(to, kb_str(r, "target"));
+		if (json_array_size(json_object_get(setup, "target_args"))) {
+			json_array_foreach(json_object_get(setup, "target_args"), i, v) {
+				fprintf(to, " --target ");
+				put_word(to, json_string_value(v));
+			}
+		} else {
+			fprintf(to, " --target ");
+			put_word(to, kb_str(r, "target"));
+		}
 		if (strcmp(build, "none") && strcmp(build, "kernel") && *build) {
 			fprintf(to, " --build ");
 			put_word(to, build);
@@ -531,6 +572,9 @@ static void print_reproduce(json_t *r, FILE *to)
 				 json_number_value(json_object_get(setup, "confidence")));
 		if (json_is_true(json_object_get(setup, "first_parent")))
 			fprintf(to, " --first-parent");
+		if (json_is_integer(json_object_get(setup, "seed")))
+			fprintf(to, " --seed %lld",
+				(long long)json_integer_value(json_object_get(setup, "seed")));
 		if (json_array_size(json_object_get(setup, "paths"))) {
 			fprintf(to, " --");
 			json_array_foreach(json_object_get(setup, "paths"), i, v) {
@@ -539,6 +583,8 @@ static void print_reproduce(json_t *r, FILE *to)
 			}
 		}
 		fprintf(to, "\n");
+		if (ids)
+			print_names(setup, to);
 	}
 	fprintf(to, "  or, with every sample of this session: kbisect log > bisect.log; "
 		"kbisect replay bisect.log\n\n");
@@ -667,7 +713,9 @@ static void print_report(json_t *r, FILE *to, const char *link)
 	    confirmed(json_array_get(culprits, 0)))
 		fprintf(to, "#regzbot introduced: %.12s\n",
 			kb_str(json_array_get(culprits, 0), "commit"));
-	else if (strcmp(verdict, "no-regression"))
+	else if (strcmp(verdict, "no-regression") &&
+		 !json_is_true(json_object_get(json_object_get(r, "calibration"), "too_noisy")))
+		/* too noisy to tell: no regression was seen either */
 		fprintf(to, "#regzbot introduced: %s..%s\n", rev_name(r, 0), rev_name(r, 1));
 }
 

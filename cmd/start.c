@@ -63,6 +63,20 @@ static int check_target(const struct kb_spec *spec)
 			kb_spec_target(spec, 0), spec->build);
 }
 
+/* An argument as the report's "how to reproduce" gives it: a file's
+ * absolute path when it names a file (it has a '/' or ends in .json),
+ * else as given (a name). */
+static char *as_given(const char *arg)
+{
+	size_t n = strlen(arg);
+	char *p;
+
+	if ((strchr(arg, '/') || (n > 5 && !strcmp(arg + n - 5, ".json"))) &&
+	    (p = realpath(arg, NULL)))
+		return p;
+	return kb_strdup(arg);
+}
+
 int cmd_start(int argc, char **argv)
 {
 	struct kb_ctx c = { 0 };
@@ -241,6 +255,14 @@ int cmd_start(int argc, char **argv)
 		goto fail;
 	spec.cc_wrapper = cc_wrapper ? kb_strdup(cc_wrapper) : NULL;
 	spec.seed = (unsigned long long)seed;
+	if (bench)
+		spec.bench_arg = as_given(bench);
+	for (i = 0; i < targets.n; i++) {
+		char *t = as_given(targets.v[i]);
+
+		kb_strv_push(&spec.target_args, t);
+		free(t);
+	}
 	if ((ret = kb_set_targets(&spec, &targets)) < 0 ||
 	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||

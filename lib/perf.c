@@ -2534,13 +2534,13 @@ static void warn_too_noisy(struct ctx *c)
 
 	if (c->tau2 > c->sigma * c->sigma / steady)
 		warn(c, "too-noisy", "%s is too noisy for a change of %.2g%%: its boots differ "
-		     "by %.2g%% and its runs within a boot by %.2g%%; the boots are what to "
+		     "by %.3g%% and its runs within a boot by %.3g%%; the boots are what to "
 		     "blame, so more runs a boot do not help: a steadier metric, a target "
 		     "whose boots differ less (a real machine rather than an emulated one), "
 		     "or a larger --min-effect would", m, 100 * c->in->p.min_effect, boot, run);
 	else
 		warn(c, "too-noisy", "%s is too noisy for a change of %.2g%%: its runs "
-		     "differ by %.2g%% within a boot and its boots by %.2g%%; more runs a "
+		     "differ by %.3g%% within a boot and its boots by %.3g%%; more runs a "
 		     "boot (runs_per_boot), a steadier metric, a quieter target or a larger "
 		     "--min-effect would help", m, 100 * c->in->p.min_effect, run, boot);
 }

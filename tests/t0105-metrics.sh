@@ -197,8 +197,36 @@ test_expect_success '--metric: the bisection on a secondary metric, the primary 
 	json_list r.json metrics .name >names &&
 	printf "p50\nlatency\niops\nabsent\n" >want && test_cmp want names &&
 	test "$(json_get r.json setup.benchmark.use_metric)" = p99 &&
-	grep "^  kbisect start good bad --bench multi --metric p99 --min-effect 3 --target local --scale 0.5\$" out &&
+	grep "^  kbisect start $(echo $G | cut -c1-12) $(echo $B | cut -c1-12) --bench .*/multi.json --metric p99 --min-effect 3 --target local --scale 0.5 --seed 4\$" out &&
 	"$KBISECT" reset 2>/dev/null
+'
+
+# The line of "how to reproduce", run as printed from another directory
+# of the checkout, with the revisions' names moved: the same bisection.
+test_expect_success 'how to reproduce: the printed line, run as it is, gives the same bisection' '
+	cd repo &&
+	MOVING=p99 &&
+	export MOVING &&
+	git branch -f repro-good good && git branch -f repro-bad bad &&
+	"$KBISECT" start repro-good repro-bad --bench ../multi.json --metric p99 --min-effect 4 \
+		--scale 0.5 --seed 11 --confidence 0.9 >first.txt 2>err &&
+	line=$(sed -n "s/^  kbisect start /start /p" first.txt) &&
+	echo "$line" &&
+	grep "^  (given as GOOD repro-good, BAD repro-bad)\$" first.txt &&
+	"$KBISECT" reset 2>/dev/null &&
+	git branch -f repro-good bad~1 && git branch -f repro-bad bad~1 &&
+	mkdir -p sub && cd sub &&
+	eval "\"\$KBISECT\" $line" >../second.txt 2>../err2 &&
+	cd .. &&
+	for f in first second; do
+		sed -n "/^Bisection log:/,/^\$/p" $f.txt >$f.log &&
+		sed -n "/^How to reproduce:/,/^\$/p" $f.txt >$f.repro || return 1
+	done &&
+	test -s first.log && test_cmp first.log second.log &&
+	grep -v "given as" first.repro >first.r && grep -v "given as" second.repro >second.r &&
+	test_cmp first.r second.r &&
+	test "$(sed -n 1,5p first.txt)" = "$(sed -n 1,5p second.txt)" &&
+	"$KBISECT" reset 2>/dev/null && git branch -D repro-good repro-bad
 '
 
 test_expect_success '--metric and --min-effect refused where they cannot be: with what there is' '
@@ -228,6 +256,7 @@ test_expect_success 'a metric too noisy for the change: inconclusive, the size i
 	grep "^Inconclusive: too noisy to tell: changes under [0-9.]*% cannot be seen with this benchmark here (GOOD -> BAD " out &&
 	grep "^  too-noisy: latency is too noisy for a change of 5%: its runs differ by [0-9.]*% within a boot" out &&
 	grep "^  noise:     [0-9.]*% run to run, [0-9.]*% boot to boot\$" out &&
+	! grep "^#regzbot" out &&
 	NOISE= && unset NOISE &&
 	"$KBISECT" reset 2>/dev/null
 '

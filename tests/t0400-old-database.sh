@@ -125,9 +125,9 @@ done
 # and the verdict and the culprit of the same bisection never stopped.
 
 test_expect_success 'passfail-unfinished: resume goes on to the end as it did' '
-	(cd passfail-unfinished && show resume && outputs) | normalise >resumed.got &&
-	want passfail-unfinished passfail-unfinished.resumed.want >resumed.want &&
-	test_cmp resumed.want resumed.got &&
+	(cd passfail-unfinished && show resume && outputs) | normalise >pf-resumed.got &&
+	want passfail-unfinished passfail-unfinished.resumed.want >pf-resumed.want &&
+	test_cmp pf-resumed.want pf-resumed.got &&
 	db_ok passfail-unfinished &&
 	cd passfail-unfinished &&
 	"$KBISECT" report --json >../r.json &&

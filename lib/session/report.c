@@ -123,6 +123,22 @@ void kb_session_setup_info(struct kb_session *s, json_t *o)
 	if (s->spec.fragments)
 		json_object_set_new(setup, "fragments", json_string(s->spec.fragments));
 	json_object_set_new(setup, "confidence", json_real(s->spec.confidence));
+	json_object_set_new(setup, "seed", json_integer((json_int_t)(s->spec.seed &
+								    0x7fffffffffffffffULL)));
+	json_object_set_new(setup, "good_shas", json_array());
+	for (i = 0; i < s->spec.good_shas.n; i++)
+		json_array_append_new(json_object_get(setup, "good_shas"),
+				      json_string(s->spec.good_shas.v[i]));
+	json_object_set_new(setup, "bad_sha", json_string(s->spec.bad_sha ? s->spec.bad_sha : ""));
+	if (s->spec.bench_arg)
+		json_object_set_new(setup, "bench_arg", json_string(s->spec.bench_arg));
+	if (s->spec.target_args.n) {
+		json_t *t = json_array();
+
+		for (i = 0; i < s->spec.target_args.n; i++)
+			json_array_append_new(t, json_string(s->spec.target_args.v[i]));
+		json_object_set_new(setup, "target_args", t);
+	}
 	if (s->spec.scale != 1.0)
 		json_object_set_new(setup, "scale", json_real(s->spec.scale));
 	if (s->spec.boot_fail == 'b')

@@ -48,6 +48,10 @@ struct kb_spec {
 				 * with 64-byte function alignment: 'y', 'n' */
 	struct kb_bench bench;
 	unsigned long long seed;
+	/* as given, for the report's "how to reproduce": --bench (a file's
+	 * absolute path, or a name) and each --target (the same) */
+	char *bench_arg;
+	struct kb_strv target_args;
 };
 
 void kb_spec_init(struct kb_spec *spec);

@@ -28,6 +28,8 @@ void kb_spec_release(struct kb_spec *spec)
 	free(spec->cc_wrapper);
 	json_decref(spec->machines);
 	kb_bench_release(&spec->bench);
+	free(spec->bench_arg);
+	kb_strv_clear(&spec->target_args);
 	memset(spec, 0, sizeof(*spec));
 }
 
@@ -125,6 +127,15 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 		json_object_set_new(o, "rebuild_check", json_string("off"));
 	json_object_set_new(o, "seed", json_integer((json_int_t)(spec->seed & 0x7fffffffffffffffULL)));
 	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
+	if (spec->bench_arg)
+		json_object_set_new(o, "bench_arg", json_string(spec->bench_arg));
+	if (spec->target_args.n) {
+		json_t *t = json_array();
+
+		for (i = 0; i < spec->target_args.n; i++)
+			json_array_append_new(t, json_string(spec->target_args.v[i]));
+		json_object_set_new(o, "target_args", t);
+	}
 	text = json_dumps(o, JSON_COMPACT);
 	json_decref(o);
 	return text;
@@ -204,6 +215,10 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 	if ((v = json_object_get(o, "confidence")) && json_is_number(v))
 		spec->confidence = json_number_value(v);
 	spec->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
+	spec->bench_arg = str_field(o, "bench_arg");
+	json_array_foreach(json_object_get(o, "target_args"), i, e)
+		if (json_is_string(e))
+			kb_strv_push(&spec->target_args, json_string_value(e));
 	if (!spec->repo || !kb_spec_nmachines(spec) || !spec->build || !spec->bad_sha ||
 	    !spec->good_shas.n || !json_is_object(json_object_get(o, "bench"))) {
 		json_decref(o);
