@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "build.h"
 #include "cmd.h"
@@ -50,6 +51,70 @@ static int default_build(struct kb_ctx *c, struct kb_spec *spec)
 	if ((ret = kb_repo_resolve(c->repo, spec->bad_spec, &bad)) < 0)
 		return ret;
 	spec->build = kb_strdup(kb_is_kernel_tree(c->repo, &bad) ? "kernel" : "none");
+	return 0;
+}
+
+/*
+ * The target when --target is not given.  Where kernels are built (a
+ * kernel tree): the one configured, by "git config kbisect.target" in
+ * the repository, then by "target" in $XDG_CONFIG_HOME/kbisect/config.json
+ * (~/.config/...), else the built-in machine vm: a benchmark run on this
+ * machine's own kernel would measure nothing of the commits.  Elsewhere
+ * local.  *from says where it came from (NULL: local, nothing to say).
+ */
+static int default_target(struct kb_ctx *c, const struct kb_spec *spec, char **target,
+			  char **from)
+{
+	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
+	git_config *cfg = NULL;
+	git_buf buf = { 0 };
+	json_error_t jerr;
+	json_t *o;
+	char *path;
+
+	*target = NULL;
+	*from = NULL;
+	if (strcmp(spec->build, "kernel"))
+		return 0;
+	if (git_repository_config_snapshot(&cfg, c->repo) == 0 &&
+	    git_config_get_string_buf(&buf, cfg, "kbisect.target") == 0 && buf.size) {
+		*target = kb_strdup(buf.ptr);
+		*from = kb_strdup("git config kbisect.target");
+	}
+	git_buf_dispose(&buf);
+	git_config_free(cfg);
+	if (*target)
+		return 0;
+	path = xdg && *xdg ? kb_asprintf("%s/kbisect/config.json", xdg) :
+	       kb_asprintf("%s/.config/kbisect/config.json", home ? home : "");
+	if (access(path, F_OK) == 0) {
+		if (!(o = json_load_file(path, 0, &jerr)) || !json_is_object(o)) {
+			int ret = kb_error(KB_EINVAL, "%s: line %d: %s", path, jerr.line,
+					   o ? "not a JSON object" : jerr.text);
+
+			json_decref(o);
+			free(path);
+			return ret;
+		}
+		if (json_object_get(o, "target") && !json_is_string(json_object_get(o, "target"))) {
+			int ret = kb_error(KB_EINVAL, "%s: \"target\" must be a string: a "
+					   "target, as --target takes it", path);
+
+			json_decref(o);
+			free(path);
+			return ret;
+		}
+		if (json_is_string(json_object_get(o, "target"))) {
+			*target = kb_strdup(json_string_value(json_object_get(o, "target")));
+			*from = kb_asprintf("\"target\" in %s", path);
+		}
+		json_decref(o);
+	}
+	free(path);
+	if (!*target) {
+		*target = kb_strdup("vm");
+		*from = kb_strdup("the default in a kernel tree");
+	}
 	return 0;
 }
 
@@ -103,7 +168,9 @@ int cmd_start(int argc, char **argv)
 		  "this large would have been seen, else the verdict is inconclusive" },
 		KB_CTX_OPTS(&c),
 		{ "target", OPT_LIST, &targets, "SPEC",
-		  "where to test: local (default: this machine, no boot), libvirt[:URI] "
+		  "where to test: local (this machine, no boot: the default outside a "
+		  "kernel tree; in one, git config kbisect.target, else \"target\" in "
+		  "~/.config/kbisect/config.json, else vm), libvirt[:URI] "
 		  "(a VM per boot, default URI qemu:///system), ssh://[user@]host[:port] "
 		  "(a real machine, switched to each kernel), or a machine file from "
 		  "configs/machines/; more than one makes a pool that tests several "
@@ -263,12 +330,30 @@ int cmd_start(int argc, char **argv)
 		kb_strv_push(&spec.target_args, t);
 		free(t);
 	}
-	if ((ret = kb_set_targets(&spec, &targets)) < 0 ||
+	if ((targets.n && (ret = kb_set_targets(&spec, &targets)) < 0) ||
 	    (ret = kb_repo_open(&c.repo, c.repo_opt ? c.repo_opt : ".")) < 0 ||
 	    (ret = set_repo_path(&c, &spec)) < 0 ||
 	    (!bench && !no_run && (ret = kb_local_script(&c, &spec, command)) < 0) ||
-	    (ret = default_build(&c, &spec)) < 0 ||
-	    (ret = check_target(&spec)) < 0 ||
+	    (ret = default_build(&c, &spec)) < 0)
+		goto fail;
+	if (!targets.n) {
+		char *target, *from;
+
+		if ((ret = default_target(&c, &spec, &target, &from)) < 0)
+			goto fail;
+		if (target) {
+			fprintf(stderr, "kbisect: target %s (%s; --target local tests on this "
+				"machine, git config kbisect.target TARGET sets another)\n",
+				target, from);
+			kb_strv_push(&targets, target);
+			kb_strv_push(&spec.target_args, target);
+		}
+		free(target);
+		free(from);
+		if ((ret = kb_set_targets(&spec, &targets)) < 0)
+			goto fail;
+	}
+	if ((ret = check_target(&spec)) < 0 ||
 	    /* a range that is no good leaves no database behind */
 	    (ret = kb_spec_check(&spec, c.repo)) < 0 ||
 	    (ret = kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK)) < 0 ||

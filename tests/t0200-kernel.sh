@@ -40,6 +40,40 @@ test_expect_success 'the demo history' '
 	git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang >/dev/null
 '
 
+# In a kernel tree a benchmark goes to a machine that boots the commit's
+# kernel: the target configured, else the built-in machine vm.
+test_expect_success 'the target when none is given, in a kernel tree: configured, else vm; it says which and how to change it' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	test_when_finished "git -C \"$DEMO\" config --unset kbisect.target; rm -rf cfg" &&
+	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
+		--no-run 2>err &&
+	grep "^kbisect: target vm (the default in a kernel tree; --target local tests on this machine, git config kbisect.target TARGET sets another)\$" err &&
+	"$KBISECT" log --db k.db >l && grep "^start .* --machine .*\"name\":\"vm\"" l &&
+	end_session &&
+	git -C "$DEMO" config kbisect.target vm-small &&
+	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
+		--no-run 2>err &&
+	grep "^kbisect: target vm-small (git config kbisect.target; " err &&
+	"$KBISECT" log --db k.db >l && grep "^start .* --machine .*\"name\":\"vm-small\"" l &&
+	end_session &&
+	git -C "$DEMO" config --unset kbisect.target &&
+	mkdir -p cfg/kbisect && echo "{\"target\": \"local\"}" >cfg/kbisect/config.json &&
+	XDG_CONFIG_HOME=$TRASH_DIRECTORY/cfg "$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" \
+		--db k.db --bench demo-create --no-run 2>err &&
+	grep "^kbisect: target local (\"target\" in $TRASH_DIRECTORY/cfg/kbisect/config.json; " err &&
+	"$KBISECT" log --db k.db >l && grep "^start .* --target local " l &&
+	end_session &&
+	echo "{\"target\": 3}" >cfg/kbisect/config.json &&
+	test_expect_code 1 env XDG_CONFIG_HOME=$TRASH_DIRECTORY/cfg "$KBISECT" start demo-slow~1 \
+		demo-slow --repo "$DEMO" --db k.db --bench demo-create --no-run 2>err &&
+	grep "cfg/kbisect/config.json: \"target\" must be a string" err &&
+	# given, it is what is used, and nothing is said
+	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
+		--target "$VM" --no-run 2>err &&
+	! grep "^kbisect: target" err &&
+	end_session
+'
+
 test_expect_success 'build a commit: its release names the commit' '
 	cd "$DEMO" &&
 	sha=$(git rev-parse demo-good) &&
