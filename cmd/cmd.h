@@ -92,6 +92,10 @@ void kb_print_json(json_t *o);
 
 /* Print the last engine error and return the exit code for it. */
 int kb_fail(const char *cmd);
+/* A session marked by hand in a kernel tree: build (or find) the kernel
+ * of 'sha', the commit to test next, and print where it and its modules
+ * are (nothing for other sessions).  mark.c */
+int kb_print_next_kernel(struct kb_session *s, const char *sha, FILE *to);
 /* Progress lines on stderr. */
 extern const struct kb_progress kb_stderr_progress;
 /* The same, with a live progress line when stderr is a terminal. */

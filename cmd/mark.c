@@ -1,6 +1,8 @@
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
+#include "build.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help helps[] = {
@@ -23,6 +25,42 @@ static const struct kb_cmd_help helps[] = {
 	  "A mark that contradicts the others is refused by good, bad and skip, and\n"
 	  "the session is left as it was." },
 };
+
+/*
+ * A session marked by hand in a kernel tree: the kernel of the commit to
+ * test next, built (or found in the cache) for the session's target, and
+ * where it is, to boot by hand (ktest's manual bisection).  A build that
+ * fails says so; the commit is not marked for it.
+ */
+int kb_print_next_kernel(struct kb_session *s, const char *sha, FILE *to)
+{
+	struct kb_build_result res;
+	struct stat st;
+	char *mods;
+	int ret;
+
+	if (strcmp(s->spec.build, "kernel") || !s->spec.bench.argv.n ||
+	    strcmp(s->spec.bench.argv.v[s->spec.bench.argv.n - 1], KB_MANUAL_COMMAND))
+		return 0;
+	if (!s->guest_init)
+		s->guest_init = kb_guest_init();
+	if ((ret = kb_session_build_for_hand(s, sha, &res)) < 0)
+		return ret;
+	if (res.failed) {
+		fprintf(to, "its kernel does not build: skip it ('kbisect skip')%s:\n%s\n",
+			res.cached ? " (a failure kept in the cache)" : "", res.error);
+		return 0;
+	}
+	mods = kb_asprintf("%s/modules/lib/modules/%s", res.dir, res.release);
+	fprintf(to, "its kernel (%s, %s): %s/bzImage\n", res.release,
+		res.cached ? "from the cache" : "built", res.dir);
+	if (stat(mods, &st) == 0)
+		fprintf(to, "its modules: %s\n", mods);
+	else
+		fprintf(to, "its modules: none (the config builds none)\n");
+	free(mods);
+	return 0;
+}
 
 int cmd_mark(int argc, char **argv)
 {
@@ -70,6 +108,9 @@ int cmd_mark(int argc, char **argv)
 		printf("next: %s (%zu candidate%s left, roughly %d step%s)\n", sha,
 		       next.nleft, next.nleft == 1 ? "" : "s", next.steps_left + 1,
 		       next.steps_left + 1 == 1 ? "" : "s");
+		fflush(stdout);
+		if (kb_print_next_kernel(&s, sha, stdout) < 0)
+			ret = kb_fail(h->name);
 	} else if (!s.spec.bench.has_metric && kb_session_finish(&s) < 0) {
 		ret = kb_fail(h->name);
 	} else {

@@ -367,14 +367,18 @@ int cmd_start(int argc, char **argv)
 	if (no_run) {
 		json_t *st, *next;
 
+		ret = 0;
 		if (kb_session_status(&s, &st) == 0) {
 			next = json_object_get(st, "next");
-			if (json_is_object(next))
+			if (json_is_object(next)) {
 				fprintf(stderr, "kbisect: first commit to test: %s\n",
 					json_string_value(json_object_get(next, "commit")));
+				if (kb_print_next_kernel(&s, json_string_value(json_object_get(next,
+							 "commit")), stdout) < 0)
+					ret = kb_fail("start");
+			}
 			json_decref(st);
 		}
-		ret = 0;
 	} else {
 		ret = kb_run_session(&s, "start");
 	}

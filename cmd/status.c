@@ -98,10 +98,18 @@ int cmd_status(int argc, char **argv)
 	if (kb_session_status(&s, &st) < 0) {
 		ret = kb_fail("status");
 	} else {
-		if (as_json)
+		json_t *next = json_object_get(st, "next");
+
+		if (as_json) {
 			kb_print_json(st);
-		else
+		} else {
 			print_text(st);
+			fflush(stdout);
+			if (json_is_string(json_object_get(next, "commit")) &&
+			    kb_print_next_kernel(&s, json_string_value(json_object_get(next, "commit")),
+						 stdout) < 0)
+				ret = kb_fail("status");
+		}
 		json_decref(st);
 	}
 	kb_session_release(&s);

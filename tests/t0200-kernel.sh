@@ -395,6 +395,36 @@ test_expect_success LIBVIRT 'a guest that hangs in the benchmark: stopped at its
 	no_vm_of demo-slow~1
 '
 
+# ktest's manual bisection: marked by hand, kbisect builds the kernel to
+# test next and says where it is.
+test_expect_success LIBVIRT 'marked by hand in a kernel tree: the kernel to test next is built, and where it is said' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	bad=$(git -C "$DEMO" rev-list --reverse --ancestry-path demo-slow..demo-bad | sed -n 2p) &&
+	"$KBISECT" start demo-slow~1 $bad --repo "$DEMO" --db k.db --no-run --target "$VM" \
+		>hs 2>he &&
+	first=$(sed -n "s/^kbisect: first commit to test: //p" he) && test -n "$first" &&
+	grep "^its kernel (6\.[0-9.]*-kb$(echo $first | cut -c1-12), \(built\|from the cache\)): .*/bzImage\$" hs &&
+	test -f "$(sed -n "s/^its kernel ([^)]*): //p" hs)" &&
+	grep "^its modules: " hs &&
+	"$KBISECT" bad --db k.db >m1 &&
+	grep "^marked $first bad\$" m1 &&
+	next=$(sed -n "s/^next: \([0-9a-f]*\) .*/\1/p" m1) && test -n "$next" &&
+	grep "^its kernel (6\.[0-9.]*-kb$(echo $next | cut -c1-12), " m1 &&
+	"$KBISECT" status --db k.db >st &&
+	grep "^its kernel (6\.[0-9.]*-kb$(echo $next | cut -c1-12), from the cache): " st &&
+	"$KBISECT" status --json --db k.db >st.json &&
+	! grep "its kernel" st.json &&
+	end_session &&
+	# the next commit does not build: what to do
+	"$KBISECT" start demo-slow~3 demo-slow --repo "$DEMO" --db k.db --no-run --target "$VM" \
+		>hs 2>he &&
+	"$KBISECT" bad --db k.db >m2 &&
+	grep "^next: $(git -C "$DEMO" rev-parse demo-broken) " m2 &&
+	grep "^its kernel does not build: skip it (.kbisect skip.)" m2 &&
+	grep "error: .DEMO_LIMIT_UNDEFINED. undeclared" m2 &&
+	end_session
+'
+
 test_expect_success LIBVIRT 'a VM that cannot start: tried again, then an error, nothing marked' '
 	end_session &&
 	sed "s/\"memory_mib\": [0-9]*/\"memory_mib\": 900000000/" "$VM" >huge.json &&

@@ -594,6 +594,19 @@ int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 	return kb_builder_build(kb_session_builder(s, t), s->repo, sha, res);
 }
 
+int kb_session_build_for_hand(struct kb_session *s, const char *sha,
+			      struct kb_build_result *res)
+{
+	struct kb_target *t = NULL;
+	int ret;
+
+	if ((ret = kb_session_open_slot(s, 0, &t)) < 0)
+		return ret;
+	ret = kb_session_build(s, t, sha, res);
+	kb_target_close(t);
+	return ret;
+}
+
 /* Record the signature of the build of 'sha' (nothing when it has none). */
 static int record_signature(struct kb_session *s, const char *sha, const char *sig)
 {

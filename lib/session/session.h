@@ -203,6 +203,11 @@ struct kb_build_result;
 int kb_session_build(struct kb_session *s, struct kb_target *t, const char *sha,
 		     struct kb_build_result *res);
 
+/* The same for the session's own target (its first machine): the kernel
+ * a commit marked by hand is tested with. */
+int kb_session_build_for_hand(struct kb_session *s, const char *sha,
+			      struct kb_build_result *res);
+
 /* Record the verdict and mark the session done. */
 int kb_session_finish(struct kb_session *s);
 
