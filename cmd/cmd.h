@@ -92,6 +92,17 @@ void kb_print_json(json_t *o);
 
 /* Print the last engine error and return the exit code for it. */
 int kb_fail(const char *cmd);
+/* A start without revisions (pending.c): kept until BAD and a GOOD are
+ * marked.  kb_pending_start() keeps start's words (argv[1..]);
+ * kb_pending_mark() records revisions ('g' or 'b'; none: HEAD for BAD) and
+ * starts the session once it has both: an exit status, or < 0 for an
+ * error to report; kb_pending_status() prints where it stands. */
+int kb_pending_exists(const struct kb_ctx *c);
+int kb_pending_start(const struct kb_ctx *c, int argc, char **argv);
+int kb_pending_mark(struct kb_ctx *c, char mark, const struct kb_strv *revs);
+int kb_pending_status(const struct kb_ctx *c);
+void kb_pending_forget(const struct kb_ctx *c);
+
 /* A session marked by hand in a kernel tree: build (or find) the kernel
  * of 'sha', the commit to test next, and print where it and its modules
  * are (nothing for other sessions).  mark.c */

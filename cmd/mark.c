@@ -86,8 +86,17 @@ int cmd_mark(int argc, char **argv)
 		ret = kb_usage_error(h, "needs one REV");
 		goto out;
 	}
-	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
-	    kb_session_open(&s, c.store, c.statedir, 0) < 0) {
+	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0) {
+		ret = kb_fail(h->name);
+		goto out;
+	}
+	if (!unmark && kb_pending_exists(&c)) {
+		ret = kb_pending_mark(&c, h->name[0], &args);
+		if (ret < 0)
+			ret = kb_fail(h->name);
+		goto out;
+	}
+	if (kb_session_open(&s, c.store, c.statedir, 0) < 0) {
 		ret = kb_fail(h->name);
 		goto out;
 	}

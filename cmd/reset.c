@@ -20,8 +20,13 @@ int cmd_reset(int argc, char **argv)
 		return ret == 1 ? 0 : ret;
 	/* a session ended already: as 'git bisect reset' does when there is
 	 * no bisection, nothing to do, and no error */
-	if (kb_ctx_open(&c, KB_STORE_LOCK) < 0 ||
-	    kb_session_open(&s, c.store, c.statedir, 0) < 0) {
+	if (kb_ctx_open(&c, KB_STORE_LOCK) == 0 && kb_pending_exists(&c)) {
+		kb_pending_forget(&c);
+		fprintf(stderr, "kbisect: the start without revisions is forgotten\n");
+		kb_ctx_release(&c);
+		return 0;
+	}
+	if (!c.store || kb_session_open(&s, c.store, c.statedir, 0) < 0) {
 		if (c.store && kb_error_code() == KB_ENOSESSION) {
 			fprintf(stderr, "kbisect: no session in progress: nothing to reset\n");
 			kb_error_clear();

@@ -9,7 +9,7 @@
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
-	"start", "GOOD... BAD [--bench NAME|FILE | --command CMD | --no-run] [options] [-- PATH...]",
+	"start", "[GOOD... BAD] [--bench NAME|FILE | --command CMD | --no-run] [options] [-- PATH...]",
 	"Start a bisection of the commits between GOOD and BAD, and run it.",
 	"The range is every commit that BAD contains and no GOOD does.  Each\n"
 	"candidate is checked out into a work tree kbisect owns (your work tree\n"
@@ -25,6 +25,8 @@ static const struct kb_cmd_help help = {
 	"enough to be clean.\n"
 	"Everything is recorded in the state database before it is acted on:\n"
 	"after a crash, 'kbisect resume' continues.\n"
+	"Without revisions, as 'git bisect start': 'kbisect bad [REV]' and\n"
+	"'kbisect good REV' give them, and the session begins once it has both.\n"
 	"Exit status: 0 a culprit was named, 3 a verdict without one, 1 an error,\n"
 	"2 a usage error."
 };
@@ -233,8 +235,27 @@ int cmd_start(int argc, char **argv)
 	kb_spec_init(&spec);
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, &args, &paths)))
 		goto out_usage;
+	if (!args.n) {
+		/* as 'git bisect start': the revisions come with bad and good */
+		struct kb_session s0;
+
+		if (kb_ctx_open(&c, KB_STORE_CREATE | KB_STORE_LOCK) < 0)
+			goto fail;
+		if (kb_session_open(&s0, c.store, c.statedir, 0) == 0) {
+			kb_session_release(&s0);
+			kb_error(KB_EINVAL, "a session is already in progress in %s: continue it "
+				 "with 'kbisect resume' or end it with 'kbisect reset'", c.db_path);
+			goto fail;
+		}
+		kb_error_clear();
+		if (kb_pending_start(&c, argc, argv) < 0)
+			goto fail;
+		ret = 0;
+		goto out;
+	}
 	if (args.n < 2) {
-		ret = kb_usage_error(&help, "needs a GOOD and a BAD revision");
+		ret = kb_usage_error(&help, "needs a GOOD and a BAD revision, or none (then "
+				     "'kbisect bad' and 'kbisect good' give them)");
 		goto out_usage;
 	}
 	if (bench && command) {
@@ -361,6 +382,7 @@ int cmd_start(int argc, char **argv)
 		goto fail;
 	if ((ret = kb_session_open(&s, c.store, c.statedir, 0)) < 0)
 		goto fail;
+	kb_pending_forget(&c);
 	s.accept_new_host_key = accept_new;
 	fprintf(stderr, "kbisect: session %lld, %zu commits in range, database %s\n",
 		(long long)id, s.dag.g.n, c.db_path);

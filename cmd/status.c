@@ -93,6 +93,13 @@ int cmd_status(int argc, char **argv)
 
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, NULL, NULL)))
 		return ret == 1 ? 0 : ret;
+	if (!as_json && kb_ctx_open(&c, 0) == 0 && kb_pending_exists(&c)) {
+		ret = kb_pending_status(&c) < 0 ? kb_fail("status") : 0;
+		kb_ctx_release(&c);
+		return ret;
+	}
+	kb_ctx_release(&c);
+	kb_error_clear();
 	if ((ret = kb_open_session(&c, &s, 0, 1, "status")))
 		return ret;
 	if (kb_session_status(&s, &st) < 0) {

@@ -257,6 +257,41 @@ test_expect_success 'resume after fixing the test continues to the right answer'
 	"$KBISECT" reset 2>err
 '
 
+# git bisect start; git bisect bad; git bisect good REV
+test_expect_success 'start with no revisions: BAD and GOOD come with bad and good, then the session begins' '
+	cd repo &&
+	git checkout -q $B &&
+	"$KBISECT" start --command "test ! -e $P" 2>err &&
+	grep "started without revisions" err &&
+	"$KBISECT" status >st &&
+	grep "^started without revisions; BAD: none yet; GOOD: none yet\$" st &&
+	test_expect_code 1 "$KBISECT" skip 2>err &&
+	grep "the session has not begun" err &&
+	test_expect_code 1 "$KBISECT" good 2>err &&
+	grep "needs a REV before the session has begun" err &&
+	"$KBISECT" bad >m1 &&
+	grep "^marked $B bad\$" m1 &&
+	grep "^next: mark a GOOD" m1 &&
+	"$KBISECT" status >st &&
+	grep "BAD: $B; GOOD: none yet" st &&
+	"$KBISECT" good $G >m2 2>e2 &&
+	grep "^marked $G good\$" m2 &&
+	grep "first commit to test: " e2 &&
+	grep "kbisect resume. runs the test" e2 &&
+	"$KBISECT" status --json >st.json &&
+	test "$(json_get st.json tested)" = 0 &&
+	"$KBISECT" resume >out 2>err &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json culprits[0].commit)" = $C &&
+	test "$(json_get r.json setup.good_shas[0])" = $G &&
+	"$KBISECT" reset 2>err &&
+	# reset forgets a start that has no revisions yet; start again replaces it
+	"$KBISECT" start --no-run 2>err &&
+	"$KBISECT" reset 2>err && grep "start without revisions is forgotten" err &&
+	"$KBISECT" status >st2 && ! grep "started without revisions" st2 &&
+	git checkout -q -
+'
+
 test_expect_success 'a test killed by a signal stops the bisection' '
 	cd repo &&
 	test_expect_code 1 "$KBISECT" start $G $B --command "kill -9 \$\$" >out 2>err &&
