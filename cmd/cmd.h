@@ -92,6 +92,13 @@ void kb_print_json(json_t *o);
 
 /* Print the last engine error and return the exit code for it. */
 int kb_fail(const char *cmd);
+/* Terms fit for marking with: a word of lowercase letters, digits, '-'
+ * and '_', no command's name, the two apart; 0, or a usage error (2). */
+int kb_check_terms(const struct kb_cmd_help *h, const char *old_term, const char *new_term);
+/* A command that is not kbisect's: one of the open session's terms?
+ * Marks with it (an exit status) or returns -1 when it is none. */
+int kb_term_command(int argc, char **argv);
+int cmd_terms(int argc, char **argv);
 /* A start without revisions (pending.c): kept until BAD and a GOOD are
  * marked.  kb_pending_start() keeps start's words (argv[1..]);
  * kb_pending_mark() records revisions ('g' or 'b'; none: HEAD for BAD) and

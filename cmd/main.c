@@ -21,6 +21,9 @@ static const struct {
 	{ "bad", cmd_mark, "mark a commit bad" },
 	{ "skip", cmd_mark, "mark a commit untestable" },
 	{ "unmark", cmd_mark, "take back the marks you gave a commit" },
+	{ "old", cmd_mark, "mark a commit old (good), as git's terms have it" },
+	{ "new", cmd_mark, "mark a commit new (bad), as git's terms have it" },
+	{ "terms", cmd_terms, "the words of the session's two states" },
 	{ "build", cmd_build, "build (or find in the cache) the kernel of a commit" },
 	{ "compare", cmd_compare, "measure two commits side by side" },
 	{ "report", cmd_report, "the verdict, the culprit and the evidence" },
@@ -74,6 +77,11 @@ int main(int argc, char **argv)
 		git_libgit2_shutdown();
 		return ret;
 	}
+	git_libgit2_init();
+	ret = kb_term_command(argc - 1, argv + 1);
+	git_libgit2_shutdown();
+	if (ret >= 0)
+		return ret;
 	fprintf(stderr, "kbisect: '%s' is not a command (see 'kbisect --help')\n", argv[1]);
 	return KB_EXIT_USAGE;
 }

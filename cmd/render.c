@@ -572,6 +572,12 @@ static void print_reproduce(json_t *r, FILE *to)
 				 json_number_value(json_object_get(setup, "confidence")));
 		if (json_is_true(json_object_get(setup, "first_parent")))
 			fprintf(to, " --first-parent");
+		if (json_array_size(json_object_get(setup, "terms")) == 2) {
+			fprintf(to, " --term-old ");
+			put_word(to, json_string_value(json_array_get(json_object_get(setup, "terms"), 0)));
+			fprintf(to, " --term-new ");
+			put_word(to, json_string_value(json_array_get(json_object_get(setup, "terms"), 1)));
+		}
 		if (json_is_integer(json_object_get(setup, "seed")))
 			fprintf(to, " --seed %lld",
 				(long long)json_integer_value(json_object_get(setup, "seed")));
@@ -608,8 +614,13 @@ static void print_report(json_t *r, FILE *to, const char *link)
 		(long long)json_integer_value(json_object_get(r, "runs_total")),
 		(long long)json_integer_value(json_object_get(r, "builds_total")));
 	if (!strcmp(verdict, "culprit") || !strcmp(verdict, "multiple")) {
-		fprintf(to, "%s\n\n", !strcmp(verdict, "multiple") ?
-			"The change comes from more than one commit:" : "The first bad commit:");
+		json_t *terms = json_object_get(json_object_get(r, "setup"), "terms");
+
+		if (!strcmp(verdict, "multiple"))
+			fprintf(to, "The change comes from more than one commit:\n\n");
+		else
+			fprintf(to, "The first %s commit:\n\n", json_is_string(json_array_get(terms, 1)) ?
+				json_string_value(json_array_get(terms, 1)) : "bad");
 		json_array_foreach(culprits, i, e) {
 			print_commit(e, to);
 			if (perf)

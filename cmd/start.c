@@ -152,7 +152,7 @@ int cmd_start(int argc, char **argv)
 	const char *bench = NULL, *command = NULL, *build = NULL,
 		   *kconfig = NULL, *boot_failure = "skip",
 		   *build_ahead = "auto", *cc_wrapper = NULL, *rebuild_check = "on",
-		   *signature = NULL, *metric = NULL;
+		   *signature = NULL, *metric = NULL, *term_old = NULL, *term_new = NULL;
 	double confidence = 0.95, scale = 1, min_rate = 0, min_effect = NAN;
 	long long seed = 0, build_jobs = 0;
 	int first_parent = 0, no_run = 0, accept_new = 0, flaky = 0, ret;
@@ -221,6 +221,14 @@ int cmd_start(int argc, char **argv)
 		  "stop when the culprit's probability reaches P (default 0.95)" },
 		{ "first-parent", OPT_FLAG, &first_parent, NULL,
 		  "follow only the first parent of merges" },
+		{ "term-old", OPT_STRING, &term_old, "WORD",
+		  "as git: the word for GOOD's state (default good; 'kbisect WORD' marks "
+		  "with it); other terms than good and bad make a performance bisection "
+		  "find the change from GOOD's level to BAD's either way (a fix, a speedup)" },
+		{ "term-good", OPT_STRING, &term_old, "WORD", "the same as --term-old" },
+		{ "term-new", OPT_STRING, &term_new, "WORD",
+		  "as git: the word for BAD's state (default bad)" },
+		{ "term-bad", OPT_STRING, &term_new, "WORD", "the same as --term-new" },
 		{ "no-run", OPT_FLAG, &no_run, NULL,
 		  "record the session, do not start testing" },
 		{ "seed", OPT_INT, &seed, "N",
@@ -234,6 +242,10 @@ int cmd_start(int argc, char **argv)
 
 	kb_spec_init(&spec);
 	if ((ret = kb_parse_opts(&help, opts, argc, argv, &args, &paths)))
+		goto out_usage;
+	if ((term_old || term_new) &&
+	    (ret = kb_check_terms(&help, term_old ? term_old : "good",
+				  term_new ? term_new : "bad")))
 		goto out_usage;
 	if (!args.n) {
 		/* as 'git bisect start': the revisions come with bad and good */
@@ -330,6 +342,10 @@ int cmd_start(int argc, char **argv)
 	for (i = 0; i < paths.n; i++)
 		kb_strv_push(&spec.paths, paths.v[i]);
 	spec.first_parent = first_parent;
+	if (term_old || term_new) {
+		spec.term_old = kb_strdup(term_old ? term_old : "good");
+		spec.term_new = kb_strdup(term_new ? term_new : "bad");
+	}
 	spec.confidence = confidence;
 	spec.scale = scale;
 	spec.boot_fail = !strcmp(boot_failure, "bad") ? 'b' : 's';

@@ -2559,6 +2559,8 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	unsigned char *alive = NULL;
 	char *marks;
 	struct found f, f2;
+	const struct kb_perf_in *orig = in;
+	int flip = 0;
 
 	memset(out, 0, sizeof(*out));
 	out->best_node = -1;
@@ -2690,6 +2692,12 @@ no_difference:
 	c.mu_g = 0;
 	c.mu_b = eff;
 	c.delta_se = cal.se;
+	if (in->p.either && eff < 0) {
+		/* BAD is better, and that change is the one looked for: the
+		 * same decision with "better" as the direction of the change */
+		flip = 1;
+		goto out;
+	}
 	if (eff <= 0 && !better_excludes(&c, &cal)) {
 		/* BAD better is a claim of no regression too: on as many pairs
 		 * as one, and only once a regression of interest is excluded */
@@ -2812,5 +2820,14 @@ out:
 	free(alive);
 	kb_perf_obs_free(scaled, nscaled);
 	free_ctx(&c);
+	if (flip) {
+		struct kb_perf_in f = *orig;
+
+		json_decref(out->summary);
+		json_decref(out->verdict);
+		f.p.higher_is_better = !f.p.higher_is_better;
+		f.p.either = 0;
+		return kb_perf_decide(&f, out);
+	}
 	return ret;
 }

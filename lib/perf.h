@@ -95,6 +95,9 @@ struct kb_perf_params {
 	int min_probe;        /* samples before a probe may be decided, 5 */
 	int max_probe;        /* samples after which a probe is unknown, 40 */
 	int max_runs;         /* a budget for the whole session */
+	int either;           /* the change GOOD -> BAD either way: one that
+			       * is better is looked for as one that is worse
+			       * (git's old and new terms) */
 	double min_effect;    /* the smallest change of interest, relative:
 			       * 0.05.  "no-regression" only once a change
 			       * this large would have been seen */

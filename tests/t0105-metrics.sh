@@ -229,6 +229,50 @@ test_expect_success 'how to reproduce: the printed line, run as it is, gives the
 	"$KBISECT" reset 2>/dev/null && git branch -D repro-good repro-bad
 '
 
+# git's terms for a change that is no regression: latency read as higher
+# is better, so that the culprit makes it better.
+test_expect_success 'terms: a speedup, bisected with --term-old slow --term-new fast; good and bad would see none' '
+	cd repo &&
+	MOVING=latency &&
+	export MOVING &&
+	sed "2s/\"direction\": \"lower\"/\"direction\": \"higher\"/" ../multi.json >../faster.json &&
+	sed -n 2p ../faster.json | grep "\"latency\".*\"higher\"" &&
+	test_expect_code 3 "$KBISECT" start good bad --bench ../faster.json --seed 4 >out 2>err &&
+	grep "^No regression: BAD measures better than GOOD" out &&
+	"$KBISECT" reset 2>/dev/null &&
+	"$KBISECT" start good bad --bench ../faster.json --seed 4 --term-old slow \
+		--term-new fast >out 2>err &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $C &&
+	grep "^The first fast commit:\$" out &&
+	grep "^  kbisect start .* --term-old slow --term-new fast --seed 4\$" out &&
+	"$KBISECT" terms >t &&
+	printf "Your current terms are slow for the old state\nand fast for the new state.\n" >want &&
+	test_cmp want t &&
+	"$KBISECT" log >l && grep "^start .* --term-old slow --term-new fast" l &&
+	"$KBISECT" reset 2>/dev/null
+'
+
+test_expect_success 'terms: marks by hand with the words, old and new, and git bisect terms' '
+	cd repo &&
+	"$KBISECT" start good bad --no-run --term-old fixed --term-new broken 2>err &&
+	"$KBISECT" terms --term-new >t && test "$(cat t)" = broken &&
+	"$KBISECT" terms --term-good >t && test "$(cat t)" = fixed &&
+	"$KBISECT" broken >m && grep "^marked [0-9a-f]* broken\$" m &&
+	"$KBISECT" fixed >m && grep "^marked [0-9a-f]* fixed\$" m &&
+	"$KBISECT" old >m && grep "^marked [0-9a-f]* fixed\$" m &&
+	"$KBISECT" reset 2>/dev/null &&
+	test_expect_code 2 "$KBISECT" start good bad --no-run --term-new good 2>err &&
+	grep "is the old state.s word" err &&
+	test_expect_code 2 "$KBISECT" start good bad --no-run --term-old report 2>err &&
+	grep "the name of a command" err &&
+	test_expect_code 2 "$KBISECT" start good bad --no-run --term-old "Two words" 2>err &&
+	grep "is not a word" err &&
+	test_expect_code 2 "$KBISECT" frobnicate 2>err &&
+	grep "not a command" err
+'
+
 test_expect_success '--metric and --min-effect refused where they cannot be: with what there is' '
 	cd repo &&
 	test_expect_code 1 "$KBISECT" start good bad --bench ../multi.json --metric p98 --no-run 2>err &&

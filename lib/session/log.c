@@ -6,7 +6,7 @@
  *         [--target T] [--build B] [--kconfig K] [--machine JSON]
  *         [--scale F] [--boot-failure bad] [--build-ahead on|off]
  *         [--rebuild-check off]
- *         [--seed N] [-- PATH...]
+ *         [--seed N] [--term-old WORD --term-new WORD] [-- PATH...]
  *   bench JSON
  *   run SHA BOOT RUN STATE EXIT SIGNAL TIMED_OUT VALUE|-
  *   values NAME VALUE|- [NAME VALUE|-]...   the secondary metrics of the run
@@ -212,6 +212,12 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 	if (s->spec.rebuild_check == 'n')
 		kb_buf_adds(out, " --rebuild-check off");
 	kb_buf_addf(out, " --seed %llu", s->spec.seed);
+	if (s->spec.term_old && s->spec.term_new) {
+		add_word(out, "--term-old");
+		add_word(out, s->spec.term_old);
+		add_word(out, "--term-new");
+		add_word(out, s->spec.term_new);
+	}
 	if (s->spec.paths.n) {
 		add_word(out, "--");
 		for (i = 0; i < s->spec.paths.n; i++)
@@ -308,6 +314,12 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 			spec->build = kb_strdup(v);
 		} else if (!strcmp(a, "--seed")) {
 			spec->seed = strtoull(v, NULL, 10);
+		} else if (!strcmp(a, "--term-old")) {
+			free(spec->term_old);
+			spec->term_old = kb_strdup(v);
+		} else if (!strcmp(a, "--term-new")) {
+			free(spec->term_new);
+			spec->term_new = kb_strdup(v);
 		} else if (!strcmp(a, "--kconfig")) {
 			free(spec->kconfig);
 			spec->kconfig = kb_strdup(v);

@@ -72,6 +72,7 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 		kb_session_say(s, KB_SAY_WARN, "%.12s is skip: %s", r.sha, res->message);
 	} else if (mark) {
 		kb_session_say(s, KB_SAY_INFO, "%.12s is %s (exit status %d)", r.sha,
+			       mark == 'g' || mark == 'b' ? kb_spec_term(&s->spec, mark) :
 			       kb_mark_name(mark), r.exit_status);
 	} else {
 		ret = kb_error(KB_EABORT, "%s at commit %.12s; see %s, fix the test and "

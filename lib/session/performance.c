@@ -446,6 +446,7 @@ static int build_input(struct kb_session *s, struct input *x)
 	if (s->spec.bench.min_effect > 0)
 		x->in.p.min_effect = s->spec.bench.min_effect / 100;
 	x->in.metric = s->spec.bench.metric.name;
+	x->in.p.either = s->spec.term_old != NULL;
 	x->in.machines = kb_spec_nmachines(&s->spec) > 1 ? (int)kb_spec_nmachines(&s->spec) : 0;
 	x->in.machine = -1;
 	if (kb_spec_nmachines(&s->spec) > 1)

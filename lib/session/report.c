@@ -132,6 +132,9 @@ void kb_session_setup_info(struct kb_session *s, json_t *o)
 	json_object_set_new(setup, "bad_sha", json_string(s->spec.bad_sha ? s->spec.bad_sha : ""));
 	if (s->spec.bench_arg)
 		json_object_set_new(setup, "bench_arg", json_string(s->spec.bench_arg));
+	if (s->spec.term_old && s->spec.term_new)
+		json_object_set_new(setup, "terms", json_pack("[s, s]", s->spec.term_old,
+							      s->spec.term_new));
 	if (s->spec.target_args.n) {
 		json_t *t = json_array();
 

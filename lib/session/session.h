@@ -52,7 +52,14 @@ struct kb_spec {
 	 * absolute path, or a name) and each --target (the same) */
 	char *bench_arg;
 	struct kb_strv target_args;
+	/* git's terms: the words of the old (GOOD) and the new (BAD) state,
+	 * NULL for good and bad; with others, a performance bisection finds
+	 * the change from GOOD's level to BAD's whichever way it goes */
+	char *term_old, *term_new;
 };
+
+/* The word of a mark ('g' or 'b') in the session's terms. */
+const char *kb_spec_term(const struct kb_spec *spec, char mark);
 
 void kb_spec_init(struct kb_spec *spec);
 void kb_spec_release(struct kb_spec *spec);

@@ -30,7 +30,18 @@ void kb_spec_release(struct kb_spec *spec)
 	kb_bench_release(&spec->bench);
 	free(spec->bench_arg);
 	kb_strv_clear(&spec->target_args);
+	free(spec->term_old);
+	free(spec->term_new);
 	memset(spec, 0, sizeof(*spec));
+}
+
+const char *kb_spec_term(const struct kb_spec *spec, char mark)
+{
+	if (mark == 'g')
+		return spec->term_old ? spec->term_old : "good";
+	if (mark == 'b')
+		return spec->term_new ? spec->term_new : "bad";
+	return mark == 's' ? "skip" : "?";
 }
 
 size_t kb_spec_nmachines(const struct kb_spec *spec)
@@ -129,6 +140,9 @@ char *kb_spec_to_json(const struct kb_spec *spec)
 	json_object_set_new(o, "bench", json_loads(spec->bench.json, 0, &jerr));
 	if (spec->bench_arg)
 		json_object_set_new(o, "bench_arg", json_string(spec->bench_arg));
+	if (spec->term_old && spec->term_new)
+		json_object_set_new(o, "terms", json_pack("[s, s]", spec->term_old,
+							  spec->term_new));
 	if (spec->target_args.n) {
 		json_t *t = json_array();
 
@@ -216,6 +230,14 @@ int kb_spec_from_json(struct kb_spec *spec, const char *text)
 		spec->confidence = json_number_value(v);
 	spec->seed = (unsigned long long)json_integer_value(json_object_get(o, "seed"));
 	spec->bench_arg = str_field(o, "bench_arg");
+	if (json_array_size(json_object_get(o, "terms")) == 2 &&
+	    json_is_string(json_array_get(json_object_get(o, "terms"), 0)) &&
+	    json_is_string(json_array_get(json_object_get(o, "terms"), 1))) {
+		spec->term_old = kb_strdup(json_string_value(json_array_get(json_object_get(o,
+									     "terms"), 0)));
+		spec->term_new = kb_strdup(json_string_value(json_array_get(json_object_get(o,
+									     "terms"), 1)));
+	}
 	json_array_foreach(json_object_get(o, "target_args"), i, e)
 		if (json_is_string(e))
 			kb_strv_push(&spec->target_args, json_string_value(e));
