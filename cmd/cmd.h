@@ -95,9 +95,6 @@ int kb_fail(const char *cmd);
 /* Terms fit for marking with: a word of lowercase letters, digits, '-'
  * and '_', no command's name, the two apart; 0, or a usage error (2). */
 int kb_check_terms(const struct kb_cmd_help *h, const char *old_term, const char *new_term);
-/* A command that is not kbisect's: one of the open session's terms?
- * Marks with it (an exit status) or returns -1 when it is none. */
-int kb_term_command(int argc, char **argv);
 int cmd_terms(int argc, char **argv);
 /* A start without revisions (pending.c): kept until BAD and a GOOD are
  * marked.  kb_pending_start() keeps start's words (argv[1..]);
@@ -112,7 +109,7 @@ void kb_pending_forget(const struct kb_ctx *c);
 
 /* A session marked by hand in a kernel tree: build (or find) the kernel
  * of 'sha', the commit to test next, and print where it and its modules
- * are (nothing for other sessions).  mark.c */
+ * are (nothing for other sessions). */
 int kb_print_next_kernel(struct kb_session *s, const char *sha, FILE *to);
 /* Progress lines on stderr. */
 extern const struct kb_progress kb_stderr_progress;

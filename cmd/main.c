@@ -43,6 +43,39 @@ static void usage(FILE *to)
 	fprintf(to, "\n'kbisect COMMAND --help' describes a command; 'man kbisect' all of them.\n");
 }
 
+/* A command that is not kbisect's: one of the open session's terms?
+ * Marks with it (an exit status), or -1 when it is none. */
+static int term_command(int argc, char **argv)
+{
+	struct kb_ctx c = { 0 };
+	struct kb_session s;
+	char *word = kb_strdup(argv[0]), *nargv0 = NULL;
+	int i, ret = -1;
+
+	/* --repo and --db, as every command takes them */
+	for (i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--db"))
+			c.db_opt = argv[i + 1];
+		else if (!strcmp(argv[i], "--repo"))
+			c.repo_opt = argv[i + 1];
+	}
+	if (kb_ctx_open(&c, 0) == 0 && kb_session_open(&s, c.store, c.statedir, 0) == 0) {
+		if (s.spec.term_old && !strcmp(word, s.spec.term_old))
+			nargv0 = "old";
+		else if (s.spec.term_new && !strcmp(word, s.spec.term_new))
+			nargv0 = "new";
+		kb_session_release(&s);
+	}
+	kb_error_clear();
+	kb_ctx_release(&c);
+	if (nargv0) {
+		argv[0] = nargv0;
+		ret = cmd_mark(argc, argv);
+	}
+	free(word);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
@@ -78,7 +111,7 @@ int main(int argc, char **argv)
 		return ret;
 	}
 	git_libgit2_init();
-	ret = kb_term_command(argc - 1, argv + 1);
+	ret = term_command(argc - 1, argv + 1);
 	git_libgit2_shutdown();
 	if (ret >= 0)
 		return ret;

@@ -1,8 +1,6 @@
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "build.h"
 #include "cmd.h"
 
 static const struct kb_cmd_help helps[] = {
@@ -33,42 +31,6 @@ static const struct kb_cmd_help helps[] = {
 	  "The same as bad.  A session started with --term-new WORD also takes\n"
 	  "'kbisect WORD'." },
 };
-
-/*
- * A session marked by hand in a kernel tree: the kernel of the commit to
- * test next, built (or found in the cache) for the session's target, and
- * where it is, to boot by hand (ktest's manual bisection).  A build that
- * fails says so; the commit is not marked for it.
- */
-int kb_print_next_kernel(struct kb_session *s, const char *sha, FILE *to)
-{
-	struct kb_build_result res;
-	struct stat st;
-	char *mods;
-	int ret;
-
-	if (strcmp(s->spec.build, "kernel") || !s->spec.bench.argv.n ||
-	    strcmp(s->spec.bench.argv.v[s->spec.bench.argv.n - 1], KB_MANUAL_COMMAND))
-		return 0;
-	if (!s->guest_init)
-		s->guest_init = kb_guest_init();
-	if ((ret = kb_session_build_for_hand(s, sha, &res)) < 0)
-		return ret;
-	if (res.failed) {
-		fprintf(to, "its kernel does not build: skip it ('kbisect skip')%s:\n%s\n",
-			res.cached ? " (a failure kept in the cache)" : "", res.error);
-		return 0;
-	}
-	mods = kb_asprintf("%s/modules/lib/modules/%s", res.dir, res.release);
-	fprintf(to, "its kernel (%s, %s): %s/bzImage\n", res.release,
-		res.cached ? "from the cache" : "built", res.dir);
-	if (stat(mods, &st) == 0)
-		fprintf(to, "its modules: %s\n", mods);
-	else
-		fprintf(to, "its modules: none (the config builds none)\n");
-	free(mods);
-	return 0;
-}
 
 int cmd_mark(int argc, char **argv)
 {
@@ -145,68 +107,6 @@ out:
 	kb_strv_clear(&marked);
 	kb_strv_clear(&args);
 	kb_ctx_release(&c);
-	return ret;
-}
-
-int kb_check_terms(const struct kb_cmd_help *h, const char *old_term, const char *new_term)
-{
-	static const char *const taken[] = {
-		"start", "resume", "run", "status", "log", "replay", "skip", "unmark", "build",
-		"compare", "report", "reset", "target", "terms", "help", "visualize", "view",
-		NULL
-	};
-	const char *t[2] = { old_term, new_term };
-	size_t i, k;
-
-	for (k = 0; k < 2; k++) {
-		if (!*t[k] || strspn(t[k], "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(t[k]) ||
-		    t[k][0] == '-')
-			return kb_usage_error(h, "the term '%s' is not a word of lowercase letters, "
-					      "digits, '-' and '_'", t[k]);
-		for (i = 0; taken[i]; i++)
-			if (!strcmp(t[k], taken[i]))
-				return kb_usage_error(h, "the term '%s' is the name of a command", t[k]);
-		/* good, bad, old and new mean one state each */
-		if ((!strcmp(t[k], "good") || !strcmp(t[k], "old")) && k == 1)
-			return kb_usage_error(h, "'%s' is the old state's word: it cannot be the "
-					      "new one's", t[k]);
-		if ((!strcmp(t[k], "bad") || !strcmp(t[k], "new")) && k == 0)
-			return kb_usage_error(h, "'%s' is the new state's word: it cannot be the "
-					      "old one's", t[k]);
-	}
-	if (!strcmp(old_term, new_term))
-		return kb_usage_error(h, "the two terms must differ (both are '%s')", old_term);
-	return 0;
-}
-
-int kb_term_command(int argc, char **argv)
-{
-	struct kb_ctx c = { 0 };
-	struct kb_session s;
-	char *word = kb_strdup(argv[0]), *nargv0 = NULL;
-	int i, ret = -1;
-
-	/* --repo and --db, as every command takes them */
-	for (i = 1; i + 1 < argc; i++) {
-		if (!strcmp(argv[i], "--db"))
-			c.db_opt = argv[i + 1];
-		else if (!strcmp(argv[i], "--repo"))
-			c.repo_opt = argv[i + 1];
-	}
-	if (kb_ctx_open(&c, 0) == 0 && kb_session_open(&s, c.store, c.statedir, 0) == 0) {
-		if (s.spec.term_old && !strcmp(word, s.spec.term_old))
-			nargv0 = "old";
-		else if (s.spec.term_new && !strcmp(word, s.spec.term_new))
-			nargv0 = "new";
-		kb_session_release(&s);
-	}
-	kb_error_clear();
-	kb_ctx_release(&c);
-	if (nargv0) {
-		argv[0] = nargv0;
-		ret = cmd_mark(argc, argv);
-	}
-	free(word);
 	return ret;
 }
 

@@ -463,8 +463,9 @@ static void put_real(FILE *to, const char *opt, double v)
 	fprintf(to, " %s %s", opt, t);
 }
 
-/* "  (given as GOOD v6.1, BAD v6.2)": the revisions as given, where
- * they are not the ids the line gives. */
+/* "  # GOOD v6.1, BAD v6.2": the revisions as given, where they are not
+ * the ids the line gives, as a comment of the shell line (each quoted as
+ * a word of it). */
 static void print_names(json_t *setup, FILE *to)
 {
 	json_t *specs = json_object_get(setup, "good_specs"), *shas = json_object_get(setup, "good_shas");
@@ -479,10 +480,9 @@ static void print_names(json_t *setup, FILE *to)
 
 		if (!spec || !sha || !strncmp(sha, spec, strlen(spec)))
 			continue;
-		fprintf(to, "%s%s %s", any++ ? ", " : "  (given as ", i < n ? "GOOD" : "BAD", spec);
+		fprintf(to, "%s%s ", any++ ? ", " : "  # ", i < n ? "GOOD" : "BAD");
+		put_word(to, spec);
 	}
-	if (any)
-		fprintf(to, ")\n");
 }
 
 /* The command that runs the same bisection again, and the replay. */
@@ -588,9 +588,9 @@ static void print_reproduce(json_t *r, FILE *to)
 				put_word(to, json_string_value(v));
 			}
 		}
-		fprintf(to, "\n");
 		if (ids)
 			print_names(setup, to);
+		fprintf(to, "\n");
 	}
 	fprintf(to, "  or, with every sample of this session: kbisect log > bisect.log; "
 		"kbisect replay bisect.log\n\n");

@@ -257,7 +257,10 @@ test_expect_success 'the text report: each value on its line, no control charact
 
 test_expect_success 'the text report: "How to reproduce" gives the shell the same words' '
 	reproduce_words text.txt >got &&
-	printf "%s\n" "$GOOD" "$BAD" --bench "lat $EVIL" --target local -- b "$ODD" >want &&
+	# the revisions as their ids, the names they were given in a comment
+	printf "%s\n" "$(git -C "$REPO" rev-parse --short=12 "$GOOD")" \
+		"$(git -C "$REPO" rev-parse --short=12 "$BAD")" --bench "$(pwd -P)/bench.json" \
+		--target local --seed 3 -- b "$ODD" >want &&
 	test_cmp want got
 '
 
@@ -332,7 +335,10 @@ printf \"%s\\n\" $(shquote "lit $EVIL") >>\"\$LOG.lit\";
 		git -C "$REPO" cat-file -e "$sha^{commit}" || exit 1
 	done <"$LOG.sha" &&
 	reproduce_words cmd.txt >got &&
-	printf "%s\n" "$GOOD" "$BAD" --command "$cmd" --target local --build "$build" >want &&
+	seed=$(sed -n "s/.* --seed \([0-9]*\).*/\1/p" cmdline) && test -n "$seed" &&
+	printf "%s\n" "$(git -C "$REPO" rev-parse --short=12 "$GOOD")" \
+		"$(git -C "$REPO" rev-parse --short=12 "$BAD")" --command "$cmd" --target local \
+		--build "$build" --seed "$seed" >want &&
 	test_cmp want got
 '
 

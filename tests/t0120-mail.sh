@@ -84,7 +84,7 @@ test_expect_success 'the text report: verdict, table, checks, setup, how to repr
 	grep " latency\$" report.txt &&
 	grep "^  benchmark: noisy\$" report.txt &&
 	grep "^  metric:    latency (ms) from the output.s text matching" report.txt &&
-	grep "^  kbisect start [0-9a-f]\{12\} [0-9a-f]\{12\} --bench .*/noisy.json --target local --seed 3\$" report.txt &&
+	grep "^  kbisect start [0-9a-f]\{12\} [0-9a-f]\{12\} --bench .*/noisy.json --target local --seed 3  # GOOD good, BAD bad\$" report.txt &&
 	grep "^#regzbot introduced: $(echo $C | cut -c1-12)\$" report.txt
 '
 
