@@ -648,13 +648,15 @@ int kb_check_terms(const struct kb_cmd_help *h, const char *old_term, const char
 	size_t i, k;
 
 	for (k = 0; k < 2; k++) {
-		if (!*t[k] || strspn(t[k], "abcdefghijklmnopqrstuvwxyz0123456789-_") != strlen(t[k]) ||
-		    t[k][0] == '-')
-			return kb_usage_error(h, "the term '%s' is not a word of lowercase letters, "
-					      "digits, '-' and '_'", t[k]);
+		size_t len = strspn(t[k], "abcdefghijklmnopqrstuvwxyz0123456789-_");
+
+		if (!*t[k] || len != strlen(t[k]) || t[k][0] == '-')
+			return kb_usage_error(h, "the term '%s' is not a word of lowercase "
+					      "letters, digits, '-' and '_'", t[k]);
 		for (i = 0; taken[i]; i++)
 			if (!strcmp(t[k], taken[i]))
-				return kb_usage_error(h, "the term '%s' is the name of a command", t[k]);
+				return kb_usage_error(h, "the term '%s' is the name of a command",
+						      t[k]);
 		/* good, bad, old and new mean one state each */
 		if ((!strcmp(t[k], "good") || !strcmp(t[k], "old")) && k == 1)
 			return kb_usage_error(h, "'%s' is the old state's word: it cannot be the "

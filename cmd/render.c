@@ -328,6 +328,25 @@ static struct pct_buf pct_text(double v)
 	return b;
 }
 
+/* The noise line: run to run (within a boot) and boot to boot, as the
+ * model uses them, or that the runs' was not measured. */
+static void print_noise(json_t *r, FILE *to)
+{
+	double run = json_number_value(json_object_get(r, "noise_pct"));
+	double boot = json_number_value(json_object_get(r, "boot_spread_pct"));
+
+	if (json_is_integer(json_object_get(r, "noise_boots")) &&
+	    json_integer_value(json_object_get(r, "noise_boots")) < 2)
+		fprintf(to, "  noise:     run to run not measured: fewer than two boots "
+			"kept two runs or more after the warm-up; %s boot to boot\n",
+			pct_text(boot).s);
+	else if (json_object_get(r, "noise_pct") && json_object_get(r, "boot_spread_pct"))
+		fprintf(to, "  noise:     %s run to run, %s boot to boot\n",
+			pct_text(run).s, pct_text(boot).s);
+	else if (json_object_get(r, "noise_pct"))
+		fprintf(to, "  noise:     %.1f%% run to run\n", run);
+}
+
 static void print_setup(json_t *r, FILE *to)
 {
 	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
@@ -413,18 +432,7 @@ static void print_setup(json_t *r, FILE *to)
 			else
 				fprintf(to, "none left out as warm-up\n");
 		}
-		if (json_is_integer(json_object_get(r, "noise_boots")) &&
-		    json_integer_value(json_object_get(r, "noise_boots")) < 2)
-			fprintf(to, "  noise:     run to run not measured: fewer than two boots "
-				"kept two runs or more after the warm-up; %s boot to boot\n",
-				pct_text(json_number_value(json_object_get(r, "boot_spread_pct"))).s);
-		else if (json_object_get(r, "noise_pct") && json_object_get(r, "boot_spread_pct"))
-			fprintf(to, "  noise:     %s run to run, %s boot to boot\n",
-				pct_text(json_number_value(json_object_get(r, "noise_pct"))).s,
-				pct_text(json_number_value(json_object_get(r, "boot_spread_pct"))).s);
-		else if (json_object_get(r, "noise_pct"))
-			fprintf(to, "  noise:     %.1f%% run to run\n",
-				json_number_value(json_object_get(r, "noise_pct")));
+		print_noise(r, to);
 	}
 	fprintf(to, "\n");
 }
@@ -468,7 +476,8 @@ static void put_real(FILE *to, const char *opt, double v)
  * a word of it). */
 static void print_names(json_t *setup, FILE *to)
 {
-	json_t *specs = json_object_get(setup, "good_specs"), *shas = json_object_get(setup, "good_shas");
+	json_t *specs = json_object_get(setup, "good_specs");
+	json_t *shas = json_object_get(setup, "good_shas");
 	size_t i, n = json_array_size(specs);
 	int any = 0;
 
@@ -573,10 +582,12 @@ static void print_reproduce(json_t *r, FILE *to)
 		if (json_is_true(json_object_get(setup, "first_parent")))
 			fprintf(to, " --first-parent");
 		if (json_array_size(json_object_get(setup, "terms")) == 2) {
+			json_t *terms = json_object_get(setup, "terms");
+
 			fprintf(to, " --term-old ");
-			put_word(to, json_string_value(json_array_get(json_object_get(setup, "terms"), 0)));
+			put_word(to, json_string_value(json_array_get(terms, 0)));
 			fprintf(to, " --term-new ");
-			put_word(to, json_string_value(json_array_get(json_object_get(setup, "terms"), 1)));
+			put_word(to, json_string_value(json_array_get(terms, 1)));
 		}
 		if (json_is_integer(json_object_get(setup, "seed")))
 			fprintf(to, " --seed %lld",
@@ -619,7 +630,8 @@ static void print_report(json_t *r, FILE *to, const char *link)
 		if (!strcmp(verdict, "multiple"))
 			fprintf(to, "The change comes from more than one commit:\n\n");
 		else
-			fprintf(to, "The first %s commit:\n\n", json_is_string(json_array_get(terms, 1)) ?
+			fprintf(to, "The first %s commit:\n\n",
+				json_is_string(json_array_get(terms, 1)) ?
 				json_string_value(json_array_get(terms, 1)) : "bad");
 		json_array_foreach(culprits, i, e) {
 			print_commit(e, to);

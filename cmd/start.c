@@ -9,7 +9,8 @@
 #include "cmd.h"
 
 static const struct kb_cmd_help help = {
-	"start", "[GOOD... BAD] [--bench NAME|FILE | --command CMD | --no-run] [options] [-- PATH...]",
+	"start",
+	"[GOOD... BAD] [--bench NAME|FILE | --command CMD | --no-run] [options] [-- PATH...]",
 	"Start a bisection of the commits between GOOD and BAD, and run it.",
 	"The range is every commit that BAD contains and no GOOD does.  Each\n"
 	"candidate is checked out into a work tree kbisect owns (your work tree\n"
