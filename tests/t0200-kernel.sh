@@ -43,26 +43,26 @@ test_expect_success 'the demo history' '
 # In a kernel tree a benchmark goes to a machine that boots the commit's
 # kernel: the target configured, else the built-in machine vm.
 test_expect_success 'the target when none is given, in a kernel tree: configured, else vm; it says which and how to change it' '
-	cd "$TRASH_DIRECTORY" && end_session &&
+	cd "$TRASH_DIRECTORY" && { "$KBISECT" reset --db k.db 2>/dev/null || true; } &&
 	test_when_finished "git -C \"$DEMO\" config --unset kbisect.target; rm -rf cfg" &&
 	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
 		--no-run 2>err &&
 	grep "^kbisect: target vm (the default in a kernel tree; --target local tests on this machine, git config kbisect.target TARGET sets another)\$" err &&
 	"$KBISECT" log --db k.db >l && grep "^start .* --machine .*\"name\":\"vm\"" l &&
-	end_session &&
+	{ "$KBISECT" reset --db k.db 2>/dev/null || true; } &&
 	git -C "$DEMO" config kbisect.target vm-small &&
 	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
 		--no-run 2>err &&
 	grep "^kbisect: target vm-small (git config kbisect.target; " err &&
 	"$KBISECT" log --db k.db >l && grep "^start .* --machine .*\"name\":\"vm-small\"" l &&
-	end_session &&
+	{ "$KBISECT" reset --db k.db 2>/dev/null || true; } &&
 	git -C "$DEMO" config --unset kbisect.target &&
 	mkdir -p cfg/kbisect && echo "{\"target\": \"local\"}" >cfg/kbisect/config.json &&
 	XDG_CONFIG_HOME=$TRASH_DIRECTORY/cfg "$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" \
 		--db k.db --bench demo-create --no-run 2>err &&
 	grep "^kbisect: target local (\"target\" in $TRASH_DIRECTORY/cfg/kbisect/config.json; " err &&
 	"$KBISECT" log --db k.db >l && grep "^start .* --target local " l &&
-	end_session &&
+	{ "$KBISECT" reset --db k.db 2>/dev/null || true; } &&
 	echo "{\"target\": 3}" >cfg/kbisect/config.json &&
 	test_expect_code 1 env XDG_CONFIG_HOME=$TRASH_DIRECTORY/cfg "$KBISECT" start demo-slow~1 \
 		demo-slow --repo "$DEMO" --db k.db --bench demo-create --no-run 2>err &&
@@ -71,7 +71,7 @@ test_expect_success 'the target when none is given, in a kernel tree: configured
 	"$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db --bench demo-create \
 		--target "$VM" --no-run 2>err &&
 	! grep "^kbisect: target" err &&
-	end_session
+	{ "$KBISECT" reset --db k.db 2>/dev/null || true; }
 '
 
 test_expect_success 'build a commit: its release names the commit' '
