@@ -594,23 +594,24 @@ out:
 	return ret;
 }
 
-int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const char *signature,
-		       const char *origin)
+/* The definition of 'b' as a JSON object to amend, or NULL (an error). */
+static json_t *definition(const struct kb_bench *b)
 {
 	json_t *root = json_loads(b->json, 0, NULL);
-	struct kb_bench nb;
-	char *text;
-	int ret;
 
 	if (!root)
-		return kb_error(KB_ERROR, "benchmark %s: cannot read its definition", b->name);
-	if (flaky)
-		json_object_set_new(root, "flaky", json_true());
-	if (min_rate > 0)
-		json_object_set_new(root, "min_rate", json_real(min_rate));
-	if (signature)
-		json_object_set_new(root, "signature", json_string(signature));
-	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+		kb_error(KB_ERROR, "benchmark %s: cannot read its definition", b->name);
+	return root;
+}
+
+/* 'b' becomes the amended definition 'root' (taken), checked as a file
+ * that says so would be. */
+static int redefine(struct kb_bench *b, json_t *root, const char *origin)
+{
+	struct kb_bench nb;
+	char *text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
+	int ret;
+
 	json_decref(root);
 	ret = kb_bench_parse(&nb, text, origin);
 	free(text);
@@ -621,29 +622,34 @@ int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const cha
 	return 0;
 }
 
+int kb_bench_set_flaky(struct kb_bench *b, int flaky, double min_rate, const char *signature,
+		       const char *origin)
+{
+	json_t *root = definition(b);
+
+	if (!root)
+		return KB_ERROR;
+	if (flaky)
+		json_object_set_new(root, "flaky", json_true());
+	if (min_rate > 0)
+		json_object_set_new(root, "min_rate", json_real(min_rate));
+	if (signature)
+		json_object_set_new(root, "signature", json_string(signature));
+	return redefine(b, root, origin);
+}
+
 int kb_bench_set_metric(struct kb_bench *b, const char *metric, double min_effect,
 			const char *origin)
 {
-	json_t *root = json_loads(b->json, 0, NULL);
-	struct kb_bench nb;
-	char *text;
-	int ret;
+	json_t *root = definition(b);
 
 	if (!root)
-		return kb_error(KB_ERROR, "benchmark %s: cannot read its definition", b->name);
+		return KB_ERROR;
 	if (metric)
 		json_object_set_new(root, "use_metric", json_string(metric));
 	if (min_effect > 0)
 		json_object_set_new(root, "min_effect", json_real(min_effect));
-	text = json_dumps(root, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(root);
-	ret = kb_bench_parse(&nb, text, origin);
-	free(text);
-	if (ret < 0)
-		return ret;
-	kb_bench_release(b);
-	*b = nb;
-	return 0;
+	return redefine(b, root, origin);
 }
 
 int kb_bench_load(struct kb_bench *b, const char *name, const char *dirs)
