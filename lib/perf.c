@@ -2409,20 +2409,33 @@ static double size_pct(const struct ctx *c, double d)
  * at the cap is that of today's pairs and of max - k more, each as noisy
  * as today's are.
  */
+/* The standard deviation of the calibration pairs (GOOD's and BAD's
+ * boots measured together), from their own scatter; *n how many. */
+static double pair_scatter(const struct ctx *c, size_t *n)
+{
+	struct pair_list pl;
+	double sd;
+
+	collect_pairs(c, find(c, c->in->good_sha), find(c, c->in->node_sha[c->in->bad]),
+		      -1, -1, &pl);
+	*n = pl.n;
+	sd = pl.n >= 2 ? kb_stddev(pl.d, pl.n) : 0;
+	free_pairs(&pl);
+	return sd;
+}
+
 static int cal_futile(const struct ctx *c, const struct pairs *cal, int max)
 {
 	double sd, se_cap, z, rest, cp;
-	struct pair_list pl;
-	size_t k = cal->n;
+	size_t k = cal->n, np;
 
 	if (k < 8 || !(cal->se > 0) || !(c->min_eff > 0) || (size_t)max <= k)
 		return 0;
 	/* the pairs' own scatter: the model's boot spread, from few boots,
 	 * is an upper bound that more boots bring down */
-	collect_pairs(c, find(c, c->in->good_sha), find(c, c->in->node_sha[c->in->bad]),
-		      -1, -1, &pl);
-	sd = pl.n >= 8 ? kb_stddev(pl.d, pl.n) : cal->se * sqrt((double)k);
-	free_pairs(&pl);
+	sd = pair_scatter(c, &np);
+	if (np < 8)
+		sd = cal->se * sqrt((double)k);
 	if (!(sd > 0))
 		return 0;
 	se_cap = sd / sqrt((double)max);
@@ -2443,15 +2456,10 @@ static int cal_futile(const struct ctx *c, const struct pairs *cal, int max)
  */
 static double cal_se_end(const struct ctx *c, const struct pairs *cal)
 {
-	struct pair_list pl;
-	double se = cal->se;
+	size_t n;
+	double sd = pair_scatter(c, &n);
 
-	collect_pairs(c, find(c, c->in->good_sha), find(c, c->in->node_sha[c->in->bad]),
-		      -1, -1, &pl);
-	if (pl.n >= 20)
-		se = kb_stddev(pl.d, pl.n) * sqrt(inflate((int)pl.n - 1) / (double)pl.n);
-	free_pairs(&pl);
-	return se;
+	return n >= 20 ? sd * sqrt(inflate((int)n - 1) / (double)n) : cal->se;
 }
 
 /* BAD measures better than GOOD, on at least the pairs a "same" takes:
@@ -2467,30 +2475,46 @@ static int better_excludes(const struct ctx *c, const struct pairs *cal)
 				     !(kb_detectable(cal->se, c->in->p.alpha, POWER) > c->min_eff));
 }
 
-/* The calibration's finding for the report: the change from GOOD to BAD
- * and its 90% interval, the smallest change the pairs would have found,
- * the smallest the user cares about. */
+/* What calibration found, in percent of GOOD's level: the change GOOD ->
+ * BAD and its 90% interval, and the smallest change the pairs would have
+ * found (NAN where not known). */
+struct cal_figures {
+	double change, low, high, detectable;
+};
+
+static struct cal_figures cal_figures(const struct ctx *c, const struct pairs *cal)
+{
+	struct cal_figures f;
+
+	f.change = metric_pct(c, cal->mean);
+	f.low = metric_pct(c, cal->mean - Z_SAME * cal->se);
+	f.high = metric_pct(c, cal->mean + Z_SAME * cal->se);
+	if (f.low > f.high) {
+		double t = f.low;
+
+		f.low = f.high;
+		f.high = t;
+	}
+	f.detectable = cal->se > 0 ?
+		size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER)) : NAN;
+	return f;
+}
+
+/* The calibration's finding for the report, and the smallest change the
+ * user cares about. */
 static json_t *cal_json(const struct ctx *c, const struct pairs *cal)
 {
-	double lo = metric_pct(c, cal->mean - Z_SAME * cal->se),
-	       hi = metric_pct(c, cal->mean + Z_SAME * cal->se);
+	struct cal_figures f = cal_figures(c, cal);
 	json_t *j = json_object();
 
-	if (lo > hi) {
-		double t = lo;
-
-		lo = hi;
-		hi = t;
-	}
 	json_object_set_new(j, "pairs", json_integer((json_int_t)cal->n));
-	if (isfinite(metric_pct(c, cal->mean))) {
-		json_object_set_new(j, "change_pct", json_real(metric_pct(c, cal->mean)));
-		json_object_set_new(j, "low_pct", json_real(lo));
-		json_object_set_new(j, "high_pct", json_real(hi));
+	if (isfinite(f.change)) {
+		json_object_set_new(j, "change_pct", json_real(f.change));
+		json_object_set_new(j, "low_pct", json_real(f.low));
+		json_object_set_new(j, "high_pct", json_real(f.high));
 	}
-	if (cal->se > 0 && isfinite(size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER))))
-		json_object_set_new(j, "detectable_pct",
-			json_real(size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER))));
+	if (isfinite(f.detectable))
+		json_object_set_new(j, "detectable_pct", json_real(f.detectable));
 	json_object_set_new(j, "min_effect_pct", json_real(100 * c->in->p.min_effect));
 	return j;
 }
@@ -2500,22 +2524,14 @@ static json_t *cal_json(const struct ctx *c, const struct pairs *cal)
 static void cal_words(const struct ctx *c, const struct pairs *cal, int too_noisy,
 		      char *buf, size_t len)
 {
-	double d = cal->se > 0 ? size_pct(c, kb_detectable(cal->se, c->in->p.alpha, POWER)) : NAN;
-	double ch = metric_pct(c, cal->mean), lo = metric_pct(c, cal->mean - Z_SAME * cal->se),
-	       hi = metric_pct(c, cal->mean + Z_SAME * cal->se);
+	struct cal_figures f = cal_figures(c, cal);
 	char size[64] = "", interval[128] = "";
 
-	if (lo > hi) {
-		double t = lo;
-
-		lo = hi;
-		hi = t;
-	}
-	if (isfinite(d))
-		snprintf(size, sizeof(size), "%.3g%%", d);
-	if (isfinite(ch) && cal->se > 0)
+	if (isfinite(f.detectable))
+		snprintf(size, sizeof(size), "%.3g%%", f.detectable);
+	if (isfinite(f.change) && cal->se > 0)
 		snprintf(interval, sizeof(interval), " (GOOD -> BAD %+.3g%%, 90%% interval "
-			 "%+.3g%% .. %+.3g%%)", ch, lo, hi);
+			 "%+.3g%% .. %+.3g%%)", f.change, f.low, f.high);
 	if (too_noisy)
 		snprintf(buf, len, "too noisy to tell: changes under %s cannot be seen with "
 			 "this benchmark here%s", *size ? size : "the noise", interval);
