@@ -1296,7 +1296,7 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
  * VERIFY_BOOTS pairs on) or the pairs reach their cap ('max'; check():
  * VERIFY_MAX_BOOTS), else MORE.
  */
-enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL };
+enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL, CHECK_LAYOUT };
 
 static int check_upto(const struct pairs *ps, double expect, double extra, double beyond,
 		      size_t max)
@@ -1309,18 +1309,16 @@ static int check_upto(const struct pairs *ps, double expect, double extra, doubl
 		return CHECK_PASS;
 	if (ps->n >= VERIFY_BOOTS && ps->mean + 2.5 * total < 0.25 * expect)
 		return CHECK_FAIL;
-	/* more pairs would not take the offsets' share away */
+	/* more pairs would not take the offsets' share away: the step is
+	 * there, but whether it is more than the two builds' offsets these
+	 * builds cannot tell (LAYOUT), or it is not there (FAIL) */
 	if (strict && ps->n >= VERIFY_BOOTS && ps->se * ps->se < 0.2 * extra &&
 	    ps->mean / total < beyond)
-		return CHECK_FAIL;
+		return ps->mean / ps->se >= Z_VERIFY && ps->mean + 2 * total >= 0.25 * expect ?
+		       CHECK_LAYOUT : CHECK_FAIL;
 	if (ps->n >= max)
 		return CHECK_FAIL;
 	return CHECK_MORE;
-}
-
-static int check(const struct pairs *ps, double expect, double extra, double beyond)
-{
-	return check_upto(ps, expect, extra, beyond, VERIFY_MAX_BOOTS);
 }
 
 /* How far beyond the builds' offsets the step of a second culprit must
@@ -1563,12 +1561,13 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 	const struct kb_perf_in *in = c->in;
 	const struct kb_perf_obs *ap, *ac;
 	struct pairs ps;
-	int r;
+	int r, layout;
 
 	f->align_check = "n/a";
 	if (!in->align || !in->align_of || strcmp(in->align_of, in->node_sha[node]) ||
 	    !in->align_parent_sha || !*in->align_parent_sha || !in->align_sha ||
-	    !*in->align_sha || !f->parent_check || strcmp(f->parent_check, "pass"))
+	    !*in->align_sha || !f->parent_check ||
+	    (strcmp(f->parent_check, "pass") && strcmp(f->parent_check, "layout")))
 		return DECIDED;
 	ap = find(c, in->align_parent_sha);
 	ac = find(c, in->align_sha);
@@ -1576,11 +1575,18 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 	f->astep = ps.mean;
 	f->astep_se = ps.se;
 	f->napairs = ps.n;
-	r = check(&ps, fmax(f->step, 0), 2 * c->lay2, 0);
+	/* a step the culprit's own builds could not tell from their offsets:
+	 * the aligned builds, whose offsets are not those the search picked
+	 * the culprit by, must show it beyond theirs */
+	layout = !strcmp(f->parent_check, "layout");
+	r = check_upto(&ps, fmax(f->step, 0), 2 * c->lay2, layout ? 1.645 : 0,
+		       verify_cap(c, fmax(f->step, 0)));
 	if (r == CHECK_MORE && !budget_left(c))
 		r = CHECK_FAIL;
 	if (r != CHECK_MORE) {
 		f->align_check = r == CHECK_PASS ? "pass" : "fail";
+		if (layout && r == CHECK_PASS)
+			f->parent_check = "pass";
 		return DECIDED;
 	}
 	if (!owns(c, 0)) {
@@ -1815,7 +1821,11 @@ verify:
 		}
 		if (parent_open)
 			goto revert;
-		f->parent_check = r == CHECK_PASS ? "pass" : "fail";
+		/* a step the offsets could explain: the aligned builds tell,
+		 * when there are to be any (the culprit's, not a second one's) */
+		if (r == CHECK_LAYOUT && !(do_revert && in->align))
+			r = CHECK_FAIL;
+		f->parent_check = r == CHECK_PASS ? "pass" : r == CHECK_LAYOUT ? "layout" : "fail";
 		{
 			/* the share of the change from GOOD to BAD: the step
 			 * between the two commits' values (all their boots, the
@@ -2773,6 +2783,18 @@ no_difference:
 	/* a culprit; does it explain the whole change? */
 	json_t *culprits = json_array();
 
+	if (!strcmp(f.parent_check, "layout")) {
+		/* no aligned builds told it apart from the builds' offsets */
+		f.parent_check = "fail";
+		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, and measures "
+		     "%+.1f%% against its parent, but no more than the code layout of two "
+		     "builds can make a commit measure", in->node_sha[f.node], 100 * f.prob,
+		     pct_of(&c, f.step, raw_mean(&c, in->parent_sha[f.node])));
+		json_array_append_new(culprits, culprit_json(&c, &f));
+		finish(&c, out, "inconclusive", culprits, "the likely culprit's step cannot be "
+		       "told from the builds' code layout");
+		goto out;
+	}
 	json_array_append_new(culprits, culprit_json(&c, &f));
 	if (!strcmp(f.parent_check, "fail")) {
 		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, but measured "

@@ -36,7 +36,10 @@
  *     the pairs in which a step of the change, as small as it could be,
  *     passes at 97.5%, when that is more than 16); then the parent
  *     and the culprit built with 64-byte function alignment, in pairs (a
- *     step that vanishes there is one of code layout); the share of
+ *     step that vanishes there is one of code layout; a step the
+ *     culprit's own builds show but cannot tell from two builds' layout
+ *     offsets must stand beyond them there, where the offsets are not
+ *     those the search picked the culprit by); the share of
  *     GOOD->BAD that the step explains; a partial share starts a search
  *     for the rest of the change.
  *  5. Warm-up (samples that trend with the run number after a boot) is

@@ -352,6 +352,8 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 			}
 			if (out.kind == KB_PERF_DONE) {
 				if (m < 0 && !njobs) {
+					if (getenv("SIM_TRACE") && getenv("SIM_TRACE")[0] == '2')
+						json_dumpf(out.verdict, stderr, JSON_INDENT(1));
 					score(&w, out.verdict, r);
 					json_decref(out.verdict);
 					goto out;

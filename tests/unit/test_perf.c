@@ -114,7 +114,11 @@ TEST(test_perf__two_steps_are_both_or_partial)
 /* Every commit's build with an offset of its own: the search for the
  * rest of a change that GOOD's and BAD's offsets blur must not name a
  * commit whose offset happens to be large (4 of these 40 did, with the
- * offsets' spread taken at its median estimate). */
+ * offsets' spread taken at its median estimate).  And a culprit whose
+ * step against its parent, less than its own, is no more than the two
+ * builds' offsets could make alone is told by the aligned builds, whose
+ * offsets are drawn afresh (3 of these 40 were left unconfirmed when
+ * they were not asked). */
 TEST(test_perf__layout_offsets_are_no_second_culprit)
 {
 	struct sim_scenario sc = { "layout", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
@@ -122,7 +126,7 @@ TEST(test_perf__layout_offsets_are_no_second_culprit)
 	int ok, wrong, warned;
 
 	rates(&sc, 40, &ok, &wrong, &warned);
-	CHECK_MSG(ok >= 34 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
+	CHECK_MSG(ok >= 39 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
 }
 
 /* The machine 20% slower for a stretch in the middle of the probes: a
