@@ -11,6 +11,9 @@
 #include "util.h"
 
 #define DECIDE 4.59511985    /* log(99): a probe is decided at 99:1 */
+#define LEAVE 2.94443898     /* log(19): a probe is left at 19:1 either way; the
+			      * posterior keeps its odds, and the next probe goes
+			      * where the mass splits best */
 #define CLAMP 15.0           /* no one commit's evidence counts beyond this */
 #define Z_VERIFY 2.807       /* a check passes at 0.005, two-sided */
 #define VERIFY_MIN_PAIRS 2   /* pairs before a check may pass */
@@ -1299,7 +1302,7 @@ static const char *endpoint_due(const struct ctx *c, int m, long before)
 enum { CHECK_MORE, CHECK_PASS, CHECK_FAIL, CHECK_LAYOUT };
 
 static int check_upto(const struct pairs *ps, double expect, double extra, double beyond,
-		      size_t max)
+		      size_t max, int later)
 {
 	double total = sqrt(ps->se * ps->se + extra);
 	int strict = beyond > 0;
@@ -1313,9 +1316,14 @@ static int check_upto(const struct pairs *ps, double expect, double extra, doubl
 	 * there, but whether it is more than the two builds' offsets these
 	 * builds cannot tell (LAYOUT), or it is not there (FAIL) */
 	if (strict && ps->n >= VERIFY_BOOTS && ps->se * ps->se < 0.2 * extra &&
-	    ps->mean / total < beyond)
-		return ps->mean / ps->se >= Z_VERIFY && ps->mean + 2 * total >= 0.25 * expect ?
-		       CHECK_LAYOUT : CHECK_FAIL;
+	    ps->mean / total < beyond) {
+		if (ps->mean / ps->se >= Z_VERIFY && ps->mean + 2 * total >= 0.25 * expect)
+			return CHECK_LAYOUT;
+		/* where other builds are to tell the offsets apart, the
+		 * pairs go on until they show the step or its absence */
+		if (!later)
+			return CHECK_FAIL;
+	}
 	if (ps->n >= max)
 		return CHECK_FAIL;
 	return CHECK_MORE;
@@ -1580,7 +1588,7 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 	 * the culprit by, must show it beyond theirs */
 	layout = !strcmp(f->parent_check, "layout");
 	r = check_upto(&ps, fmax(f->step, 0), 2 * c->lay2, layout ? 1.645 : 0,
-		       verify_cap(c, fmax(f->step, 0)));
+		       verify_cap(c, fmax(f->step, 0)), 0);
 	if (r == CHECK_MORE && !budget_left(c))
 		r = CHECK_FAIL;
 	if (r != CHECK_MORE) {
@@ -1680,7 +1688,7 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	}
 	if (cur) {
 		probe_state(c, cur, lo, hi, &cur_ps);
-		if (!cur_ps.decided && (!cur_ps.capped ||
+		if (fabs(cur_ps.llr) < LEAVE && (!cur_ps.capped ||
 		    (cur_ps.n < (size_t)(2 * max_probe_boots(c)) &&
 		     cur_ps.n > (size_t)max_probe_boots(c)))) {
 			run_action(out, cur->sha, "probe", c->runs,
@@ -1756,9 +1764,10 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 verify:
 	{
 		const struct kb_perf_obs *po, *co, *bo = find(c, in->node_sha[bad]);
+		const struct kb_perf_obs *go = find(c, in->good_sha);
 		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
 		struct pairs pc, rb;
-		int parent_open = 0, r;
+		int parent_open = 0, r, delta_vague = 0;
 
 		f->node = best_node;
 		f->prob = best;
@@ -1787,7 +1796,7 @@ verify:
 		f->npairs = pc.n;
 		r = check_upto(&pc, hi - lo, 2 * (do_revert ? c->lay2 : c->lay2_up),
 			       do_revert ? 1.645 : second_z(nalive),
-			       verify_cap(c, hi - lo));
+			       verify_cap(c, hi - lo), do_revert && in->align);
 		if (r == CHECK_MORE) {
 			if (!budget_left(c)) {
 				r = CHECK_FAIL;
@@ -1854,6 +1863,8 @@ verify:
 			 * names nobody) */
 			se = sqrt(vp + sh * sh * c->delta_se * c->delta_se) / delta;
 			f->share_hi0 = sh + 1.645 * se;
+			/* the change's own uncertainty, more than the step's */
+			delta_vague = sh * sh * c->delta_se * c->delta_se > vp;
 		}
 		if (r == CHECK_FAIL)
 			goto out;
@@ -1875,6 +1886,25 @@ verify:
 			ret = ACTION;
 			goto out;
 		}
+		/* ... and GOOD and BAD, in pairs, when it is the change from
+		 * one to the other that is known too vaguely to tell */
+		if (do_revert && f->share < 0.9 && f->share_hi0 >= 0.75 && delta_vague &&
+		    budget_left(c) && owns(c, 0)) {
+			struct pairs gb;
+
+			pair_up(c, go, bo, -1, -1, &gb);
+			if (gb.n < 2 * SHARE_PAIRS) {
+				const char *next = check_next(c, go, in->good_sha, bo,
+							      in->node_sha[bad]);
+				int g = !strcmp(next, in->good_sha);
+
+				run_action(out, next, g ? "good" : "bad", c->runs, "verify: %s, "
+					   "for the change the likely culprit's share is of "
+					   "(%.0f%%)", g ? "GOOD" : "BAD", 100 * f->share);
+				ret = ACTION;
+				goto out;
+			}
+		}
 revert:
 		f->revert_check = "n/a";
 		if (do_revert) {
@@ -1893,7 +1923,7 @@ revert:
 				ro = find(c, in->revert_sha);
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
-				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect));
+				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0);
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {

@@ -20,8 +20,10 @@
  *     machine's drift at their times taken off (a random walk with jumps,
  *     fitted to the endpoints' boots), weighed by the variance of a boot,
  *     of the drift there and of the commit's own offset.  Probe the commit
- *     that splits the posterior mass best, boot after boot until it is
- *     decided at 99:1 or more boots would tell no more (its cap: the boots
+ *     that splits the posterior mass best, boot after boot until its odds
+ *     are 19:1 either way (the posterior keeps them: a probe that says
+ *     less than it seemed brings the search back) or more boots would
+ *     tell no more (its cap: the boots
  *     a commit at either level needs to be decided, from the boots'
  *     noise against the change).  When the drift
  *     since the endpoints were last measured blurs a probe, or a probe's

@@ -106,8 +106,9 @@ TEST(test_perf__two_steps_are_both_or_partial)
 	struct sim_scenario sc = { "3+2", 150, { 0.03, 0.02 }, 2, 0.01, NOISE_LOGNORMAL, 5 };
 	int ok, wrong, warned;
 
-	rates(&sc, 12, &ok, &wrong, &warned);
-	CHECK_MSG(ok >= 11 && warned >= 11 && wrong <= 1, "ok %d warned %d wrong %d of 12",
+	/* 100 trials of tests/sim give 96% and 87% */
+	rates(&sc, 24, &ok, &wrong, &warned);
+	CHECK_MSG(ok >= 22 && warned >= 20 && wrong <= 1, "ok %d warned %d wrong %d of 24",
 		  ok, warned, wrong);
 }
 
