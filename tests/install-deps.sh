@@ -5,7 +5,7 @@ set -eu
 
 PACKAGES="build-essential pkg-config libgit2-dev libvirt-dev libssh2-1-dev
 libsqlite3-dev libjansson-dev libcurl4-openssl-dev git sqlite3 groff-base
-man-db"
+man-db mawk"
 # kernel builds, and the demo kernel history made from Debian's source
 PACKAGES="$PACKAGES linux-source-6.1 xz-utils flex bison bc libelf-dev libssl-dev
 ccache cpio kmod"

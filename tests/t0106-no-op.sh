@@ -43,7 +43,7 @@ EOF
 cat >keyed.sh <<EOF
 seed=\$(printf '%s' "\$KBISECT_COMMIT\$KBISECT_BOOT.\$KBISECT_RUN" | cksum | cut -d' ' -f1)
 grep -qx "\$KBISECT_COMMIT" "$TRASH_DIRECTORY/slow-commits" && level=0.05 || level=0
-awk -v seed="\$seed" -v l="\$level" 'BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
+mawk -v seed="\$seed" -v l="\$level" 'BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
 	if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
 	printf "latency: %.4f ms\n", 100 * exp(log(1 + l) + 0.03 * z) }'
 EOF
