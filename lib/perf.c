@@ -1893,7 +1893,7 @@ verify:
 			struct pairs gb;
 
 			pair_up(c, go, bo, -1, -1, &gb);
-			if (gb.n < 2 * SHARE_PAIRS) {
+			if (gb.n < SHARE_PAIRS) {
 				const char *next = check_next(c, go, in->good_sha, bo,
 							      in->node_sha[bad]);
 				int g = !strcmp(next, in->good_sha);
