@@ -86,13 +86,16 @@ check: all tests/unit/run-unit
 
 install: kbisect
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR) $(DESTDIR)$(DATADIR)/benchmarks \
-		$(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/kernel $(DESTDIR)$(DATADIR)/guests
+		$(DESTDIR)$(DATADIR)/machines $(DESTDIR)$(DATADIR)/kernel $(DESTDIR)$(DATADIR)/guests \
+		$(DESTDIR)$(DATADIR)/lava
 	install -m 755 kbisect $(DESTDIR)$(BINDIR)/kbisect
 	install -m 644 doc/kbisect.1 $(DESTDIR)$(MANDIR)/kbisect.1
 	install -m 644 configs/benchmarks/*.json $(DESTDIR)$(DATADIR)/benchmarks/
 	install -m 644 configs/machines/*.json $(DESTDIR)$(DATADIR)/machines/
 	install -m 644 configs/kernel/*.config $(DESTDIR)$(DATADIR)/kernel/
 	install -m 755 guests/init $(DESTDIR)$(DATADIR)/guests/init
+	install -m 644 guests/lava-job $(DESTDIR)$(DATADIR)/guests/lava-job
+	install -m 644 configs/lava/*.yaml $(DESTDIR)$(DATADIR)/lava/
 	install -d $(DESTDIR)$(COMPLETIONDIR)
 	install -m 644 contrib/completion/kbisect.bash $(DESTDIR)$(COMPLETIONDIR)/kbisect
 

@@ -470,8 +470,17 @@ int kb_set_targets(struct kb_spec *spec, const struct kb_strv *targets)
 			if (!strcmp(target, seen.v[j]))
 				ret = kb_error(KB_EINVAL, "%s is in the pool twice", target);
 		kb_strv_push(&seen, target);
-		if (!ret)
-			kb_spec_add_machine(spec, json_incref(kb_spec_machine(&one, 0)), NULL);
+		if (!ret) {
+			json_t *m = kb_spec_machine(&one, 0);
+			json_int_t k, par = !strcmp(target, "lava") ?
+				json_integer_value(json_object_get(m, "parallel")) : 1;
+
+			/* a lab's device type with "parallel": N is N machines of the
+			 * pool: N jobs in flight, on whichever devices the lab picks */
+			for (k = 1; k < par; k++)
+				kb_spec_add_machine(spec, json_deep_copy(m), NULL);
+			kb_spec_add_machine(spec, json_incref(m), NULL);
+		}
 		json_decref(one.machines);
 	}
 	kb_strv_clear(&seen);

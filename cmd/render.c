@@ -352,6 +352,7 @@ static void print_setup(json_t *r, FILE *to)
 	json_t *setup = json_object_get(r, "setup"), *b = json_object_get(setup, "benchmark");
 	json_t *m = json_object_get(b, "metric"), *machine = json_object_get(r, "machine"), *v;
 	const char *build = kb_str(setup, "build"), *k;
+	size_t i;
 
 	if (!setup)
 		return;
@@ -367,6 +368,15 @@ static void print_setup(json_t *r, FILE *to)
 		    strcmp(k, "power_cycle"))
 			fprintf(to, "             %s: %s\n", k, text ? text : "");
 		free(text);
+	}
+	json_array_foreach(json_object_get(r, "lab_jobs"), i, v) {
+		const char *dev = kb_str(v, "device");
+
+		fprintf(to, "%s%.12s boot %lld: LAVA job %lld, %s%s%s, %s\n",
+			i ? "             " : "  jobs:      ", kb_str(v, "commit"),
+			(long long)json_integer_value(json_object_get(v, "boot")),
+			(long long)json_integer_value(json_object_get(v, "id")), kb_str(v, "state"),
+			*dev ? " on " : "", dev, kb_str(v, "url"));
 	}
 	if (!strcmp(build, "kernel"))
 		fprintf(to, "  kernel:    built by kbisect: %s, then the fragments in %s for "

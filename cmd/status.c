@@ -42,6 +42,16 @@ static void print_text(json_t *st)
 			printf(": %s", json_string_value(json_object_get(r, "reason")));
 		printf("\n");
 	}
+	json_array_foreach(json_object_get(st, "lab_jobs"), i, r) {
+		const char *dev = json_string_value(json_object_get(r, "device"));
+
+		printf("LAVA job %lld: %.12s boot %lld, %s%s%s, %s\n",
+		       (long long)json_integer_value(json_object_get(r, "id")),
+		       json_string_value(json_object_get(r, "commit")),
+		       (long long)json_integer_value(json_object_get(r, "boot")),
+		       json_string_value(json_object_get(r, "state")), dev ? " on " : "",
+		       dev ? dev : "", json_string_value(json_object_get(r, "url")));
+	}
 	json_array_foreach(running, i, r)
 	{
 		printf("running: run %lld at %.12s",

@@ -32,6 +32,13 @@
 #
 # runs it on a pool of two VMs (--target vm-small --target vm-small): two
 # kernels booted and measured at once, each VM with its own baseline.
+#
+#   sh tests/demo.sh lava
+#
+# runs it in a LAVA lab started here (tests/lib-lava.sh: lava-server on
+# PostgreSQL, its scheduler, a lava-worker with a QEMU device, in
+# KBISECT_DEMO_DIR/lava-lab): each boot is a LAVA job, the machine file is
+# KBISECT_DEMO_DIR/lava.json.
 set -eu
 
 cd "$(dirname "$0")/.."
@@ -44,8 +51,9 @@ pool=
 case ${1:-} in
 ssh) target=ssh ;;
 pool) pool="--target vm-small" ;;
+lava) target=lava ;;
 '') ;;
-*) echo "usage: sh tests/demo.sh [ssh|pool]" >&2; exit 2 ;;
+*) echo "usage: sh tests/demo.sh [ssh|pool|lava]" >&2; exit 2 ;;
 esac
 
 if [ "${KBISECT_DEMO_NO_DEPS:-}" != 1 ]; then
@@ -92,6 +100,31 @@ if [ $target = ssh ]; then
 		sleep 5
 	done 2>/dev/null
 	target=$base/host.json
+fi
+
+if [ $target = lava ]; then
+	. "$top/tests/lib-lava.sh"
+	if ! lava_have; then
+		echo "no LAVA here (missing:$LAVA_MISSING): sh tests/install-deps.sh" >&2
+		exit 1
+	fi
+	echo "== the root file system of the LAVA devices: busybox, fio, mkfs.ext4"
+	sh tests/lava/ramdisk.sh "$base/lava-ramdisk.cpio"
+	echo "== a LAVA lab in $base/lava-lab: lava-server, its scheduler, a worker, a QEMU device"
+	# a lab of its own, beside the tests' (t0210)
+	LAVA_DB=kbisect_demo LAVA_JOB_IDS=100000 LAVA_PORT=29080
+	export LAVA_DB LAVA_JOB_IDS LAVA_PORT
+	lava_start "$base/lava-lab"
+	trap 'lava_stop' EXIT
+	lava_device kbisect-demo-qemu
+	cat >"$base/lava.json" <<-EOF
+	{ "type": "lava", "server": "$LAVA_URL", "device_type": "qemu",
+	  "user": "kbisect-test", "token_file": "$LAVA_TOKEN_FILE",
+	  "publish_dir": "$LAVA_PUBLISH_DIR", "publish_url": "$LAVA_PUBLISH_URL",
+	  "ramdisk": "$base/lava-ramdisk.cpio", "boot_timeout": 180 }
+	EOF
+	"$top/kbisect" target "$base/lava.json"
+	target=$base/lava.json
 fi
 
 echo "== kbisect start demo-good demo-bad --bench demo-create --target $target $pool"

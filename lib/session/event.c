@@ -85,6 +85,12 @@ static void encode(const struct kb_event *e, const char **kind, struct kb_buf *b
 		*kind = "same";
 		kb_buf_addf(b, "%s takes the samples of %s", e->sha, e->of);
 		break;
+	case KB_EV_JOB:
+		*kind = "job";
+		kb_buf_addf(b, "%s %d %ld %s %s\n%s", e->sha, e->boot, e->job,
+			    e->state[0] ? e->state : "-", e->device[0] ? e->device : "-",
+			    text_of(e));
+		break;
 	case KB_EV_OTHER:
 		*kind = "other";
 		kb_buf_adds(b, text_of(e));
@@ -219,6 +225,21 @@ static void decode(struct kb_event *e, const char *kind, const char *d)
 			memcpy(e->sha, sha, sizeof(sha));
 			memcpy(e->of, of, sizeof(of));
 		}
+	} else if (!strcmp(kind, "job")) {
+		char sha[41] = "", state[16] = "", device[128] = "";
+		long job = 0;
+		int boot = 0;
+
+		e->kind = KB_EV_JOB;
+		if (sscanf(d, "%40s %d %ld %15s %127s", sha, &boot, &job, state, device) == 5) {
+			memcpy(e->sha, sha, sizeof(sha));
+			e->boot = boot;
+			e->job = job;
+			snprintf(e->state, sizeof(e->state), "%s", strcmp(state, "-") ? state : "");
+			snprintf(e->device, sizeof(e->device), "%s",
+				 strcmp(device, "-") ? device : "");
+		}
+		e->text = kb_strdup(after_line(d));
 	} else {
 		e->kind = KB_EV_OTHER;
 		e->text = kb_strdup(d);

@@ -32,6 +32,8 @@ enum kb_event_kind {
 	KB_EV_SAME,        /* performance: 'sha', whose build is the same as
 			    * that of 'of', takes the samples of 'of' until
 			    * it is measured itself */
+	KB_EV_JOB,         /* a job of a lab for boot 'boot' of 'sha': its id
+			    * 'job', 'state', 'device', its page in 'text' */
 	KB_EV_OTHER,       /* a row of a kind this kbisect does not know */
 };
 
@@ -61,9 +63,13 @@ struct kb_event {
 	char accel[16];        /* BOOT: "kvm", "tcg", or "" when not known */
 	char signature[41];    /* SIGNATURE */
 	char of[41];           /* SAME: the commit whose samples 'sha' takes */
+	int boot;              /* JOB */
+	long job;              /* JOB: the lab's id of it */
+	char state[16];        /* JOB: "submitted", "complete", ... */
+	char device[128];      /* JOB: "" while not known */
 	const char *text;      /* START, VERDICT; ABORT: why; the error lines of a
 				* failed BUILD, HOOK or BOOT; the message of a
-				* failed or retired MACHINE.  Borrowed when
+				* failed or retired MACHINE; the URL of a JOB.  Borrowed when
 				* written, owned by the array when read. */
 };
 

@@ -15,6 +15,67 @@
 #include "perf.h"
 #include "stats.h"
 
+/*
+ * The devices of a lab (the lava target) that a pool's boots ran on: in a
+ * pool, the runs of a boot count as measured on the device LAVA reports,
+ * not on the machine of the pool that submitted the job, so that each
+ * device has its own baseline.  A device is numbered by its first job.
+ */
+struct lab_boot {
+	char sha[41];
+	int boot, device;
+};
+
+struct lab_devices {
+	struct lab_boot *boots;
+	size_t n;
+};
+
+static void lab_devices_load(struct kb_session *s, struct lab_devices *d)
+{
+	struct kb_event *ev;
+	char (*names)[128] = NULL;
+	size_t n, i, k, nnames = 0;
+
+	memset(d, 0, sizeof(*d));
+	if (kb_spec_nmachines(&s->spec) < 2 || kb_events_read(s->store, s->row.id, &ev, &n) < 0) {
+		kb_error_clear();
+		return;
+	}
+	for (i = 0; i < n; i++) {
+		if (ev[i].kind != KB_EV_JOB || !ev[i].device[0])
+			continue;
+		for (k = 0; k < nnames && strcmp(names[k], ev[i].device); k++)
+			;
+		if (k == nnames) {
+			names = kb_realloc(names, (nnames + 1) * sizeof(*names));
+			snprintf(names[nnames++], sizeof(*names), "%s", ev[i].device);
+		}
+		d->boots = kb_realloc(d->boots, (d->n + 1) * sizeof(*d->boots));
+		snprintf(d->boots[d->n].sha, sizeof(d->boots[d->n].sha), "%s", ev[i].sha);
+		d->boots[d->n].boot = ev[i].boot;
+		d->boots[d->n++].device = (int)k;
+	}
+	free(names);
+	kb_events_free(ev, n);
+}
+
+static int lab_machine(const struct lab_devices *d, const struct kb_run_row *r)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		if (d->boots[i].boot == r->boot && !strcmp(d->boots[i].sha, r->sha))
+			return d->boots[i].device;
+	return r->machine;
+}
+
+static void lab_devices_release(struct lab_devices *d)
+{
+	free(d->boots);
+	memset(d, 0, sizeof(*d));
+}
+
 static const char zero_sha[41] = "0000000000000000000000000000000000000000";
 
 /* The ids of every node and of its first parent, once per session. */
@@ -425,6 +486,7 @@ static int take_same_samples(struct kb_session *s, struct kb_target *t, const st
 
 static int build_input(struct kb_session *s, struct input *x)
 {
+	struct lab_devices devs;
 	size_t i, order = 0;
 	int ret;
 
@@ -452,6 +514,7 @@ static int build_input(struct kb_session *s, struct input *x)
 	if (kb_spec_nmachines(&s->spec) > 1)
 		x->in.pair_of = x->pairs = pairs_of(s);
 	order_runs(s);
+	lab_devices_load(s, &devs);
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[s->run_order[i]];
 		struct kb_perf_obs *o;
@@ -463,8 +526,9 @@ static int build_input(struct kb_session *s, struct input *x)
 		if (git_oid_fromstr(&oid, r->sha) == 0)
 			node = kb_dag_find(&s->dag, &oid);
 		o = kb_perf_obs_get(&x->obs, &x->nobs, &x->alloc, r->sha, node);
-		kb_perf_obs_add_on(o, r->machine, r->boot, r->run, r->value, order++);
+		kb_perf_obs_add_on(o, lab_machine(&devs, r), r->boot, r->run, r->value, order++);
 	}
+	lab_devices_release(&devs);
 	add_same_samples(s, x);
 	x->in.obs = x->obs;
 	x->in.nobs = x->nobs;

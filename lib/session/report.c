@@ -93,6 +93,30 @@ void kb_session_target_info(struct kb_session *s, json_t *o)
 	for (i = 0; i < n; i++)
 		if (ev[i].kind == KB_EV_BOOT && ev[i].accel[0])
 			memcpy(accel, ev[i].accel, sizeof(accel));
+	/* the jobs of a lab, each as it was last heard of */
+	for (i = 0; i < n; i++) {
+		json_t *jobs = json_object_get(o, "lab_jobs"), *j = NULL, *e;
+		size_t k;
+
+		if (ev[i].kind != KB_EV_JOB)
+			continue;
+		if (!jobs)
+			json_object_set_new(o, "lab_jobs", jobs = json_array());
+		json_array_foreach(jobs, k, e)
+			if (json_integer_value(json_object_get(e, "id")) == ev[i].job)
+				j = e;
+		if (!j) {
+			j = json_object();
+			json_array_append_new(jobs, j);
+		}
+		json_object_set_new(j, "commit", json_string(ev[i].sha));
+		json_object_set_new(j, "boot", json_integer(ev[i].boot));
+		json_object_set_new(j, "id", json_integer(ev[i].job));
+		json_object_set_new(j, "url", json_string(ev[i].text ? ev[i].text : ""));
+		json_object_set_new(j, "state", json_string(ev[i].state));
+		if (ev[i].device[0])
+			json_object_set_new(j, "device", json_string(ev[i].device));
+	}
 	kb_events_free(ev, n);
 	if (accel[0])
 		json_object_set_new(o, "accel", json_string(accel));

@@ -818,6 +818,10 @@ int kb_session_boot(struct kb_session *s, struct kb_target *t, const char *sha, 
 	job.env = (const char *const *)env.v;
 	job.setup = (const char *const *)s->spec.bench.setup.v;
 	job.timeout = s->spec.bench.timeout;
+	if (s->spec.bench.has_metric) {
+		job.metric_path = s->spec.bench.metric.json_path;
+		job.metric_unit = s->spec.bench.metric.unit;
+	}
 	ret = kb_target_boot(t, &job);
 	kb_strv_clear(&env);
 	if (ret > 0 && s->mode->boot_failed && !t->fault_setup)
@@ -909,6 +913,25 @@ out:
 	return ret;
 }
 
+/* A job of a lab: an event of the session, for status and the report. */
+static void target_lab_job(void *ctx, const struct kb_lab_job *j)
+{
+	struct kb_session *s = ctx;
+	struct kb_event e = { .kind = KB_EV_JOB, .boot = j->boot, .job = j->id,
+			      .machine = s->slot, .text = j->url };
+
+	snprintf(e.sha, sizeof(e.sha), "%s", j->sha);
+	snprintf(e.state, sizeof(e.state), "%s", j->state);
+	/* a device's name is one word */
+	snprintf(e.device, sizeof(e.device), "%.*s", (int)strcspn(j->device, " \t\n"),
+		 j->device);
+	if (kb_event_add(s->store, s->row.id, &e) < 0) {
+		kb_session_say(s, KB_SAY_WARN, "could not record LAVA job %ld: %s", j->id,
+			       kb_error_last());
+		kb_error_clear();
+	}
+}
+
 static void target_say(void *ctx, const char *msg)
 {
 	kb_session_say(ctx, KB_SAY_INFO, "%s", msg);
@@ -942,6 +965,7 @@ int kb_session_open_slot(struct kb_session *s, int slot, struct kb_target **t)
 	tenv.accept_new_host_key = s->accept_new_host_key;
 	tenv.say = target_say;
 	tenv.say_ctx = s;
+	tenv.lab_job = target_lab_job;
 	tenv.slot = slot;
 	/* the target is the machine's "target" */
 	ret = kb_target_open(t, NULL, &tenv);
@@ -1121,10 +1145,13 @@ int kb_session_end(struct kb_session *s)
 		 * not answer keeps its files, and the session still ends */
 		if ((ret = kb_session_open_slot(s, 0, &t)) < 0 || (ret = kb_target_cleanup(t)) < 0) {
 			kb_target_close(t);
-			if (strncmp(kb_spec_target(&s->spec, 0), "ssh://", 6))
+			if (strncmp(kb_spec_target(&s->spec, 0), "ssh://", 6) &&
+			    strcmp(kb_spec_target(&s->spec, 0), "lava"))
 				return ret;
 			kb_session_say(s, KB_SAY_WARN, "the files of this session stay on the "
-				       "host (%s)", kb_error_last());
+				       "%s (%s)", strcmp(kb_spec_target(&s->spec, 0), "lava") ?
+				       "host" : "lab, and its jobs may still run there",
+				       kb_error_last());
 			kb_error_clear();
 			t = NULL;
 		}

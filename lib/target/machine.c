@@ -95,6 +95,12 @@ int kb_machine_check(json_t *m, const char *origin)
 	const char *key, *t;
 	json_t *v;
 
+	/* "type" is another name of "target" ("type": "lava"): made "target" */
+	if (json_is_object(m) && !json_object_get(m, "target") &&
+	    json_is_string(json_object_get(m, "type"))) {
+		json_object_set(m, "target", json_object_get(m, "type"));
+		json_object_del(m, "type");
+	}
 	if (!json_is_object(m) || !json_is_string(json_object_get(m, "target")))
 		return kb_error(KB_EINVAL, "machine %s has no \"target\" (e.g. \"libvirt\")",
 				origin);

@@ -4,7 +4,9 @@
  * A machine is a JSON object with a "target" ("local", "libvirt",
  * "libvirt:URI" or "ssh://[user@]host[:port]") and the keys of its
  * backend (memory_mib, vcpus, key_file, power_cycle, ...; see kbisect(1)).
- * Unknown keys and values of the wrong type are errors.  The keys of
+ * Unknown keys and values of the wrong type are errors.  "type" is
+ * another name of "target" (a lava machine's "type": "lava"): the check
+ * makes it "target".  The keys of
  * every machine are name, description and target; each backend declares
  * its own (struct kb_target_ops.keys).  A key of another backend than the
  * machine's is checked for its type and left alone, as it always was; the

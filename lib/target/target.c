@@ -10,6 +10,7 @@ static const struct kb_target_ops *const backends[] = {
 	&kb_target_local,
 	&kb_target_libvirt,
 	&kb_target_ssh,
+	&kb_target_lava,
 };
 
 const struct kb_target_ops *kb_target_find(const char *spec)
@@ -26,7 +27,7 @@ const struct kb_target_ops *kb_target_find(const char *spec)
 const struct kb_target_ops *kb_target_of_spec(const char *spec)
 {
 	if (strcmp(spec, "local") && strcmp(spec, "libvirt") && strncmp(spec, "libvirt:", 8) &&
-	    strncmp(spec, "ssh://", 6))
+	    strncmp(spec, "ssh://", 6) && strcmp(spec, "lava"))
 		return NULL;
 	return kb_target_find(spec);
 }
@@ -52,7 +53,7 @@ int kb_target_open(struct kb_target **out, const char *spec,
 		return kb_error(KB_EINVAL, "bad machine description: no \"target\"");
 	}
 	if (!(ops = kb_target_find(spec))) {
-		ret = kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local, libvirt[:URI], ssh://[user@]host[:port], or a machine file)", spec);
+		ret = kb_error(KB_EINVAL, "unknown target '%s' (this kbisect knows: local, libvirt[:URI], ssh://[user@]host[:port], lava (in a machine file), or a machine file)", spec);
 		json_decref(m);
 		return ret;
 	}
@@ -72,6 +73,13 @@ void kb_target_init(struct kb_target *base, const struct kb_target_ops *ops,
 	base->spec = kb_strdup(spec);
 	base->say = env->say;
 	base->say_ctx = env->say_ctx;
+	base->lab_job = env->lab_job;
+}
+
+void kb_target_lab_job(struct kb_target *t, const struct kb_lab_job *job)
+{
+	if (t->lab_job)
+		t->lab_job(t->say_ctx, job);
 }
 
 int kb_target_release(const char *kernel_dir, struct kb_buf *rel)

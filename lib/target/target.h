@@ -31,6 +31,17 @@
 #include "run.h"
 #include "util.h"
 
+/* A job of a test lab (the lava target): one boot of a commit. */
+struct kb_lab_job {
+	const char *sha;
+	int boot;
+	long id;
+	const char *url;     /* the job's page */
+	const char *device;  /* the device it ran on, "" while not known */
+	const char *state;   /* "submitted", then "complete", "incomplete",
+			      * "canceled", or "lost" (the server went away) */
+};
+
 struct kb_target_env {
 	git_repository *repo;
 	const struct kb_paths *paths; /* the session's files (its state directory) */
@@ -44,6 +55,9 @@ struct kb_target_env {
 				   the local target's work tree is its own */
 	void (*say)(void *ctx, const char *msg); /* progress, may be NULL */
 	void *say_ctx;
+	/* a job of a lab that a boot submitted, or whose state changed;
+	 * called with say_ctx, may be NULL */
+	void (*lab_job)(void *ctx, const struct kb_lab_job *job);
 };
 
 /* What one boot does: the job the guest runs, or (no guest) the commit. */
@@ -55,6 +69,10 @@ struct kb_boot_job {
 	const char *const *env;    /* KBISECT_* of the boot */
 	const char *const *setup;  /* shell command strings, run once */
 	double timeout;            /* seconds per run; 0 = the default */
+	/* the benchmark's metric, for a target that reports it itself (a
+	 * lab's test cases): its json_path, or NULL; its unit, or NULL */
+	const char *metric_path;
+	const char *metric_unit;
 };
 
 struct kb_target;
@@ -119,17 +137,21 @@ struct kb_target {
 	char accel[16];         /* how the guest runs: "kvm", "tcg", or "" */
 	unsigned flags;         /* KB_TARGET_REMOTE, set by the backend's open */
 	json_t *machine;        /* the machine file's object, or NULL */
+	char device[128];       /* the device of a lab the last boot ran on, or "" */
 	void (*say)(void *ctx, const char *msg); /* the env's, may be NULL */
 	void *say_ctx;
+	void (*lab_job)(void *ctx, const struct kb_lab_job *job);
 };
 
 extern const struct kb_target_ops kb_target_local;
 extern const struct kb_target_ops kb_target_libvirt;
 extern const struct kb_target_ops kb_target_ssh;
+extern const struct kb_target_ops kb_target_lava;
 /* their keys in a machine file (target_keys.c) */
 extern const struct kb_machine_key kb_target_local_keys[];
 extern const struct kb_machine_key kb_target_libvirt_keys[];
 extern const struct kb_machine_key kb_target_ssh_keys[];
+extern const struct kb_machine_key kb_target_lava_keys[];
 
 /* The release (uname -r) of the build in 'kernel_dir', its newline cut. */
 int kb_target_release(const char *kernel_dir, struct kb_buf *rel);
@@ -186,6 +208,9 @@ int kb_target_is_guest(const struct kb_target *t);
 int kb_target_is_remote(const struct kb_target *t);
 /* The machine file's object (borrowed), or NULL. */
 json_t *kb_target_machine(const struct kb_target *t);
+
+/* Tell the env's lab_job callback, if any, of a job of a lab. */
+void kb_target_lab_job(struct kb_target *t, const struct kb_lab_job *job);
 
 /* Say a line of progress through the env's callback, if any. */
 void kb_target_say(struct kb_target *t, const char *fmt, ...)

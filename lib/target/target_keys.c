@@ -21,3 +21,11 @@ const struct kb_machine_key kb_target_ssh_keys[] = {
 	{ "boot_timeout", 'n' },
 	{ NULL, 0 },
 };
+
+const struct kb_machine_key kb_target_lava_keys[] = {
+	{ "server", 's' }, { "device_type", 's' }, { "user", 's' }, { "token_file", 's' },
+	{ "job_template", 's' }, { "publish_dir", 's' }, { "publish_url", 's' },
+	{ "ramdisk", 's' }, { "parallel", 'n' }, { "boot_timeout", 'n' },
+	{ "server_timeout", 'n' }, { "scratch_mib", 'n' }, { "scratch_dev", 's' },
+	{ NULL, 0 },
+};
