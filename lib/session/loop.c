@@ -3,6 +3,8 @@
  * do it here until there is a verdict; on a pool, the pool scheduler
  * (pool.c) does the same on all its machines at once.
  */
+#include <stdlib.h>
+
 #include "mode.h"
 
 static int one_machine(struct kb_session *s, struct kb_target *t)
@@ -37,7 +39,17 @@ int kb_session_run(struct kb_session *s)
 		goto out;
 	ret = kb_spec_nmachines(&s->spec) > 1 && s->mode->plan_pool ? kb_pool_loop(s) : one_machine(s, t);
 out:
-	kb_builder_ahead_stop(&s->builder);
-	kb_target_close(t);
+	{
+		/* what stopping the build ahead reads must not take the error's
+		 * place */
+		int code = kb_error_code();
+		char *msg = ret < 0 ? kb_strdup(kb_error_last()) : NULL;
+
+		kb_builder_ahead_stop(&s->builder);
+		kb_target_close(t);
+		if (msg)
+			kb_error(code ? code : ret, "%s", msg);
+		free(msg);
+	}
 	return ret;
 }
