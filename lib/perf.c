@@ -115,6 +115,8 @@ struct ctx {
 	double sigma;        /* run noise */
 	double tau2;         /* boot spread, squared; */
 	int tau_df;          /* and its degrees of freedom (-1: none needed) */
+	size_t tau_n;        /* the pairs of boots of one commit it is from: with
+			      * none, the boot spread is not known at all */
 	double lay2;         /* each commit's own offset (code layout), squared */
 	double lay2_up;      /* its bound at 90%, for a second culprit */
 	double min_eff;      /* the smallest change of interest, z units */
@@ -552,6 +554,7 @@ static void build_boots(struct ctx *c)
 			e[nd++] = 1.05 * c->sigma * c->sigma * (1.0 / a->n + 1.0 / b->n);
 		}
 	c->tau2 = kb_noise_boots(d, e, nd, 0.10, &c->tau_df);
+	c->tau_n = nd;
 	for (k = 0; k < c->nboot; k++) {
 		c->boot[k].v = boot_var(c, c->boot[k].n);
 		c->boot[k].z = c->boot[k].m;
@@ -1042,6 +1045,25 @@ static int paired_test(const struct ctx *c, const struct kb_perf_obs *a,
 		if (!(ps.se > 0))
 			continue;
 		p = 2 * (1 - kb_normal_cdf(fabs(ps.mean / ps.se)));
+		if (!c->tau_n) {
+			/* no two boots of one commit measured close together
+			 * yet (a pool's machines each measure GOOD and BAD
+			 * once): how much boots differ is not known, and the
+			 * pairs' own scatter, as a t with its degrees of
+			 * freedom, is all there is to go by */
+			double m = 0, s2 = 0, t;
+
+			if (k < 3)
+				continue;
+			for (size_t q = 0; q < k; q++)
+				m += d[q] / (double)k;
+			for (size_t q = 0; q < k; q++)
+				s2 += (d[q] - m) * (d[q] - m) / (double)(k - 1);
+			t = s2 > 0 ? m / sqrt(s2 / (double)k) : 0;
+			p = t ? kb_beta_inc((double)(k - 1) / 2, 0.5,
+					    (double)(k - 1) / ((double)(k - 1) + t * t)) : 1;
+			ps.se = fmax(ps.se, sqrt(s2 / (double)k * inflate((int)k - 1)));
+		}
 		*p_out = p;
 		if (p < alpha && all.se > 0 && (ps.mean > 0 ? all.mean : -all.mean) > Z_SAME * all.se) {
 			ret = CAL_DIFFER;
@@ -1162,7 +1184,7 @@ static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, dou
 			warn(c, "multiple", "commit %.12s measures between the GOOD and "
 			     "BAD levels: the change is spread over more than one commit",
 			     o->sha);
-		if (!ps.n || ps.decided || ps.capped ||
+		if (!ps.n || fabs(ps.llr) >= LEAVE || ps.capped ||
 		    fmin(w[o->node], 1 - w[o->node]) < MIN_SPLIT)
 			continue;
 		if (!open || o->last > open->last)
@@ -1193,7 +1215,7 @@ static int pool_probe(struct ctx *c, const unsigned char *alive, size_t bad, dou
 			continue;
 		if ((o = find_node(c, (long)k))) {
 			probe_state(c, o, lo, hi, &ps);
-			if (ps.capped || ps.decided)
+			if (ps.capped)
 				continue;
 		}
 		memcpy(tmp, cut, ncut * sizeof(*cut));
@@ -2460,6 +2482,19 @@ static double pair_scatter(const struct ctx *c, size_t *n)
 		      -1, -1, &pl);
 	*n = pl.n;
 	sd = pl.n >= 2 ? kb_stddev(pl.d, pl.n) : 0;
+	if (pl.n >= 5) {
+		/* a pair with an outlying boot counts no further out than three
+		 * of the pairs' robust spreads (a boot of a few runs, two of
+		 * them outlying, is beyond what the boot's robust mean sees
+		 * through): "too noisy" is not said of one such pair */
+		double med = kb_median(pl.d, pl.n), mad = kb_mad(pl.d, pl.n);
+
+		if (mad > 0) {
+			for (size_t k = 0; k < pl.n; k++)
+				pl.d[k] = med + fmax(-3 * mad, fmin(3 * mad, pl.d[k] - med));
+			sd = kb_stddev(pl.d, pl.n);
+		}
+	}
 	free_pairs(&pl);
 	return sd;
 }
@@ -2711,6 +2746,10 @@ at_cap:
 		/* the pairs end here: no difference; a change of the size the
 		 * user cares about is excluded, or it cannot be told */
 		cal.se = cal_se_end(&c, &cal);
+		/* the pairs' own scatter, where it decides the end, may show
+		 * them apart where the model's spread did not: they differ */
+		if (cal.se > 0 && fabs(cal.mean) / cal.se >= z_of(1 - in->p.alpha / 2))
+			break;
 		if (!(c.min_eff > 0) ||
 		    (!(kb_detectable(cal.se, in->p.alpha, POWER) > c.min_eff) &&
 		     cal.mean + Z_SAME * cal.se < c.min_eff))
