@@ -22,6 +22,10 @@ PACKAGES="$PACKAGES chromium python3"
 PACKAGES="$PACKAGES exim4-daemon-light openssl util-linux"
 # builds through a compiler wrapper: a distcc server on loopback
 PACKAGES="$PACKAGES distcc"
+# a LAVA lab (t0210, tests/lib-lava.sh): lava-server on PostgreSQL, a
+# lava-worker; libguestfs (the disk of LAVA's test overlay) boots the
+# distribution's kernel, which only a Recommends would bring
+PACKAGES="$PACKAGES lava-server lava-dispatcher lavacli postgresql linux-image-amd64"
 # the fuzzers of tests/fuzz/ (t0300): clang with libFuzzer
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 
