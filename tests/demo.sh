@@ -58,7 +58,11 @@ esac
 
 if [ "${KBISECT_DEMO_NO_DEPS:-}" != 1 ]; then
 	echo "== installing what the demo needs (tests/install-deps.sh)"
-	sh tests/install-deps.sh >/dev/null
+	if [ $target = lava ]; then
+		sh tests/install-deps.sh lava >/dev/null
+	else
+		sh tests/install-deps.sh >/dev/null
+	fi
 fi
 
 echo "== building kbisect"
@@ -105,7 +109,7 @@ fi
 if [ $target = lava ]; then
 	. "$top/tests/lib-lava.sh"
 	if ! lava_have; then
-		echo "no LAVA here (missing:$LAVA_MISSING): sh tests/install-deps.sh" >&2
+		echo "no LAVA here (missing:$LAVA_MISSING): sh tests/install-deps.sh lava" >&2
 		exit 1
 	fi
 	echo "== the root file system of the LAVA devices: busybox, fio, mkfs.ext4"

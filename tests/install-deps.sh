@@ -22,10 +22,13 @@ PACKAGES="$PACKAGES chromium python3"
 PACKAGES="$PACKAGES exim4-daemon-light openssl util-linux"
 # builds through a compiler wrapper: a distcc server on loopback
 PACKAGES="$PACKAGES distcc"
-# a LAVA lab (t0210, tests/lib-lava.sh): lava-server on PostgreSQL, a
-# lava-worker; libguestfs (the disk of LAVA's test overlay) boots the
-# distribution's kernel, which only a Recommends would bring
-PACKAGES="$PACKAGES lava-server lava-dispatcher lavacli postgresql linux-image-amd64"
+# a LAVA lab (t0210, tests/lib-lava.sh, sh tests/demo.sh lava), with
+# 'install-deps.sh lava' or KBISECT_TEST_LAVA=1: lava-server on
+# PostgreSQL, a lava-worker; libguestfs (the disk of LAVA's test overlay)
+# boots the distribution's kernel, which only a Recommends would bring
+if [ "${1:-}" = lava ] || [ "${KBISECT_TEST_LAVA:-}" = 1 ]; then
+	PACKAGES="$PACKAGES lava-server lava-dispatcher lavacli postgresql linux-image-amd64"
+fi
 # the fuzzers of tests/fuzz/ (t0300): clang with libFuzzer
 PACKAGES="$PACKAGES clang libclang-rt-14-dev"
 

@@ -14,6 +14,11 @@ fi
 if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v bc >/dev/null; then
 	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
 fi
+# A lab, its jobs and a cold kernel build cost about 15 minutes on a
+# machine of its own: run where asked for (README, Boards in a LAVA lab)
+if test "${KBISECT_TEST_LAVA:-}" != 1; then
+	test_skip_all 'the LAVA lab tests run with KBISECT_TEST_LAVA=1 (sh tests/install-deps.sh lava installs LAVA)'
+fi
 if ! lava_have; then
 	test_skip_all "no LAVA here (missing:$LAVA_MISSING; tests/install-deps.sh installs it)"
 fi
