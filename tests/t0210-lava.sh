@@ -231,8 +231,8 @@ test_expect_success 'the token is nowhere: not in the database, the logs, the re
 	grep -F "token_file" dump &&
 	! grep -F -e "$tok" dump &&
 	! grep -r -F -e "$tok" k.db.d &&
-	"$KBISECT" report --db k.db >rep &&
-	"$KBISECT" report --json --db k.db >rep.json &&
+	{ "$KBISECT" report --db k.db >rep || test $? = 3; } &&
+	{ "$KBISECT" report --json --db k.db >rep.json || test $? = 3; } &&
 	"$KBISECT" log --db k.db >log &&
 	! grep -F -e "$tok" rep rep.json log err1 err2 err3 &&
 	! grep -r -F -e "$tok" "$LAVA_PUBLISH_DIR"
