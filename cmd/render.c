@@ -262,10 +262,14 @@ static void print_checks(json_t *c, FILE *to)
 			json_number_value(json_object_get(m, "se_pct")),
 			(long long)json_integer_value(json_object_get(m, "pairs")),
 			json_integer_value(json_object_get(m, "pairs")) == 1 ? "" : "s");
-	fprintf(to, "share of the GOOD to BAD change it explains: %.0f%% (90%% interval "
-		"%.0f%% .. %.0f%%)\n", 100 * json_number_value(json_object_get(c, "explained")),
-		100 * json_number_value(json_array_get(eci, 0)),
-		100 * json_number_value(json_array_get(eci, 1)));
+	if (json_is_number(json_object_get(c, "explained")))
+		fprintf(to, "share of the GOOD to BAD change it explains: %.0f%% (90%% interval "
+			"%.0f%% .. %.0f%%)\n",
+			100 * json_number_value(json_object_get(c, "explained")),
+			100 * json_number_value(json_array_get(eci, 0)),
+			100 * json_number_value(json_array_get(eci, 1)));
+	else
+		fprintf(to, "share of the GOOD to BAD change it explains: not measured\n");
 	fprintf(to, "checks: parent vs culprit %s, revert on BAD %s, rebuild %s, ",
 		kb_str(checks, "parent_vs_culprit"), kb_str(checks, "revert"),
 		kb_str(checks, "rebuild"));

@@ -1875,7 +1875,8 @@ verify:
 				st = f->step;
 				vp = f->step_se * f->step_se;
 			}
-			sh = st / delta;
+			/* neither measured, nor in pairs: no share to tell */
+			sh = isfinite(vp) ? st / delta : NAN;
 			se = sqrt(vp + 2 * l2 + sh * sh * (c->delta_se * c->delta_se + 2 * l2)) / delta;
 			f->share = sh;
 			f->share_lo = sh - 1.645 * se;
@@ -2093,6 +2094,13 @@ static double pct_of(const struct ctx *c, double dz, double base)
 	return base ? 100 * d / fabs(base) : 0;
 }
 
+/* A number for JSON: null where there is none (a share of a change whose
+ * step was never measured), which JSON cannot hold as a real. */
+static json_t *num(double x)
+{
+	return isfinite(x) ? json_real(x) : json_null();
+}
+
 static json_t *culprit_json(struct ctx *c, const struct found *f)
 {
 	const struct kb_perf_in *in = c->in;
@@ -2112,11 +2120,12 @@ static json_t *culprit_json(struct ctx *c, const struct found *f)
 	/* the culprit accounts for the change from GOOD to BAD when the upper
 	 * end of its share's interval reaches 3/4 (as the search for a second
 	 * culprit takes it) */
-	j = json_pack("{s:s, s:s, s:f, s:f, s:[f, f], s:i, s:f, s:[f, f], "
+	j = json_pack("{s:s, s:s, s:f, s:o, s:[o, o], s:i, s:o, s:[o, o], "
 		      "s:{s:s, s:s, s:s, s:s, s:s}}",
 		      "commit", sha, "parent", psha, "probability", f->prob,
-		      "delta_pct", d, "delta_ci_pct", lo, hi, "pairs", (int)f->npairs,
-		      "explained", f->share, "explained_ci", f->share_lo, f->share_hi,
+		      "delta_pct", num(d), "delta_ci_pct", num(lo), num(hi), "pairs", (int)f->npairs,
+		      "explained", num(f->share), "explained_ci", num(f->share_lo),
+		      num(f->share_hi),
 		      "checks", "parent_vs_culprit", f->parent_check,
 		      "revert", f->revert_check, "rebuild", f->align_check ? f->align_check : "n/a",
 		      "warm_up", c->warm_detected ? "warning" : "pass",
