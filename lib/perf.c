@@ -159,6 +159,8 @@ struct found {
 	size_t npairs;
 	double astep, astep_se;  /* the same, both built aligned */
 	size_t napairs;
+	double rstep, rstep_se;  /* BAD less its revert, measured together */
+	size_t nrpairs;
 	double share, share_lo, share_hi;
 	double share_hi0;    /* share_hi, the builds' offsets left out */
 	char why[200];
@@ -1634,6 +1636,53 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 }
 
 /*
+ * The step of the culprit in the builds made to check it, which the search
+ * did not pick it by: BAD against BAD with it reverted, and the aligned
+ * parent against the aligned culprit, each a build whose code layout is
+ * its own.  Their mean, and in *var its variance with those builds'
+ * offsets; 0 and infinite when neither was measured.
+ */
+static double fresh_step(const struct ctx *c, const struct found *f, double *var)
+{
+	double m = 0, v = 0, l2 = c->lay2;
+	int k = 0;
+
+	if (f->nrpairs) {
+		m += f->rstep;
+		v += f->rstep_se * f->rstep_se + 2 * l2;
+		k++;
+	}
+	if (f->napairs) {
+		m += f->astep;
+		v += f->astep_se * f->astep_se + 2 * l2;
+		k++;
+	}
+	if (var)
+		*var = k ? v / (k * k) : INFINITY;
+	return k ? m / k : 0;
+}
+
+/*
+ * Where commits' builds have offsets of their own (code layout), a commit
+ * whose offset happens to be large can look like the step: the search
+ * finds it, and its step against its parent stands out of what two
+ * builds' offsets usually make because it was picked for being large.
+ * The builds made to check it were not picked: their step must stand out
+ * of their offsets (1.645 standard deviations).  True when it does, or
+ * when there are no offsets, or no aligned builds (without them, the
+ * offsets the model finds may be those of a second step's commits).
+ */
+static int fresh_builds_stand(const struct ctx *c, const struct found *f)
+{
+	double v, m;
+
+	if (!(c->lay2 > 0) || !f->napairs)
+		return 1;
+	m = fresh_step(c, f, &v);
+	return m / sqrt(v) >= 1.645;
+}
+
+/*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
  * 'f' set (f->node -1 when there is no culprit), never NOTHING.
@@ -1975,6 +2024,9 @@ revert:
 				}
 				/* how much worse BAD is than the revert */
 				f->revert_check = r == CHECK_PASS ? "pass" : "fail";
+				f->rstep = rb.mean;
+				f->rstep_se = rb.se;
+				f->nrpairs = rb.n;
 			}
 		}
 		if (!parent_open && strcmp(f->revert_check, "fail") &&
@@ -2899,6 +2951,19 @@ no_difference:
 		     f.napairs, json_real_value(json_object_get(cu, "delta_pct")));
 		finish(&c, out, "inconclusive", culprits, "the likely culprit's step vanishes "
 		       "with the code aligned");
+		goto out;
+	}
+	if (!fresh_builds_stand(&c, &f)) {
+		warn(&c, "layout", "%.12s measures %+.1f%% against its parent, but the builds "
+		     "made to check it (%s) show %+.1f%%: no more than the code layout of "
+		     "two builds can make a commit measure (offsets of %.2g%%)",
+		     in->node_sha[f.node], pct_of(&c, f.step, raw_mean(&c, in->parent_sha[f.node])),
+		     f.nrpairs && f.napairs ? "BAD and its revert, the aligned builds" :
+		     f.nrpairs ? "BAD and its revert" : "the aligned builds",
+		     pct_of(&c, fresh_step(&c, &f, NULL), raw_mean(&c, in->parent_sha[f.node])),
+		     size_pct(&c, sqrt(c.lay2)));
+		finish(&c, out, "inconclusive", culprits, "the likely culprit's step does not "
+		       "stand out of the builds' code layout in the builds made to check it");
 		goto out;
 	}
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
