@@ -6,7 +6,8 @@
 # number of runs and of boots.  The scenarios after the first nine have
 # kernel-shaped noise: a machine whose speed changes during the session,
 # boots that differ more than runs do, a layout offset per commit.  With
-# 100 trials the whole takes about 4 minutes here, most of it on the pool;
+# 100 trials the whole took 30 minutes here beside other work, most of it
+# on the pool;
 # a substring selects scenarios (e.g. "boot spread", "slower", "layout").
 # Then flaky failures (pass/fail tests that fail only some of the time):
 # kbisect's --flaky beside a plain bisection and ktest's BISECT_TRIES=5;
