@@ -638,6 +638,13 @@ static void print_report(json_t *r, FILE *to, const char *link)
 		(long long)json_integer_value(json_object_get(r, "range")),
 		(long long)json_integer_value(json_object_get(r, "runs_total")),
 		(long long)json_integer_value(json_object_get(r, "builds_total")));
+	if (flaky && *kb_str(r, "failure_title"))
+		fprintf(to, "the failure bisected: %s\n  (how BAD's kernel first died; other "
+			"failures did not count: --signature REGEX chooses)\n\n",
+			kb_str(r, "failure_title"));
+	else if (flaky && *kb_str(r, "signature"))
+		fprintf(to, "the failure bisected: output that matches '%s'\n\n",
+			kb_str(r, "signature"));
 	if (!strcmp(verdict, "culprit") || !strcmp(verdict, "multiple")) {
 		json_t *terms = json_object_get(json_object_get(r, "setup"), "terms");
 

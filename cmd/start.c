@@ -217,7 +217,8 @@ int cmd_start(int argc, char **argv)
 		{ "signature", OPT_STRING, &signature, "REGEX",
 		  "--flaky: a failure is the bug's only when its output matches REGEX "
 		  "(POSIX extended); other failures are listed, never counted "
-		  "(also \"signature\" in a benchmark file)" },
+		  "(also \"signature\" in a benchmark file); without it, on a target "
+		  "that boots kernels, the bug's failure is how BAD's kernel died first" },
 		{ "confidence", OPT_NUMBER, &confidence, "P",
 		  "stop when the culprit's probability reaches P (default 0.95)" },
 		{ "first-parent", OPT_FLAG, &first_parent, NULL,

@@ -1,6 +1,7 @@
 /* Bisection of a failure that shows only some of the time (flaky.h). */
 #include "flaky.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -566,4 +567,74 @@ out:
 	free(post);
 	tally_release(&t);
 	return 0;
+}
+
+/* The first line of 'text' that says what went wrong (an oops, a BUG, a
+ * WARNING, a panic), up to the console's path a target adds to it; or,
+ * without one, its last line that is not empty: a failure's title, into
+ * 'out'.  1 when it is a kernel's (a mark was found). */
+int kb_flaky_title(const char *text, char *out, size_t len)
+{
+	static const char *const marks[] = {
+		"BUG:", "WARNING:", "Kernel panic", "Oops:", "general protection fault",
+		"KASAN:", "UBSAN:", "INFO: task", "watchdog:", NULL
+	};
+	const char *p = text, *last = NULL;
+	size_t n = 0;
+	int i;
+
+	*out = '\0';
+	if (!text)
+		return 0;
+	while (*p) {
+		size_t l = strcspn(p, "\n");
+
+		for (i = 0; marks[i]; i++) {
+			const char *m = strstr(p, marks[i]);
+
+			if (m && m < p + l) {
+				const char *c = strstr(m, " (console: ");
+
+				snprintf(out, len, "%.*s",
+					 (int)((c && c < p + l ? c : p + l) - m), m);
+				return 1;
+			}
+		}
+		if (l) {
+			last = p;
+			n = l;
+		}
+		p += l + (p[l] == '\n');
+	}
+	if (last)
+		snprintf(out, len, "%.*s", (int)n, last);
+	return 0;
+}
+
+/* The key of a title, by which two failures are the same: its numbers
+ * (addresses, offsets, line numbers, pids, times) each made '#'. */
+void kb_flaky_title_key(const char *t, char *out, size_t len)
+{
+	size_t o = 0;
+
+	while (*t && o + 1 < len) {
+		size_t w = 0, h = 0;
+
+		while (isalnum((unsigned char)t[w]))
+			w++;
+		if (!w) {
+			out[o++] = *t++;
+			continue;
+		}
+		while (h < w && isxdigit((unsigned char)t[h]))
+			h++;
+		if (isdigit((unsigned char)*t) || (h == w && w >= 8)) {
+			out[o++] = '#';   /* 42, 0x1c, ffffffff81000000 */
+			t += w;
+			continue;
+		}
+		while (w-- && o + 1 < len)
+			out[o++] = *t++;
+	}
+	out[o] = '\0';
 }

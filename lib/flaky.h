@@ -109,6 +109,17 @@ int kb_flaky_posterior(const struct kb_flaky_in *in, double *post);
 /* The runs BAD takes at most to fail once at 'rate' with 95%. */
 int kb_flaky_bad_runs(double rate);
 
+/* The title of a failure, into 'out': the first line of 'text' that says
+ * what went wrong (an oops, a BUG, a WARNING, a panic), up to the
+ * " (console: ...)" a target adds to it; or, without one, the last line
+ * that is not empty.  1 when it is a kernel's (such a line was found). */
+int kb_flaky_title(const char *text, char *out, size_t len);
+
+/* The key of a title, by which two failures are the same: its numbers
+ * (decimal, 0x..., runs of 8 hex digits or more: addresses, offsets, line
+ * numbers, pids) each made '#'. */
+void kb_flaky_title_key(const char *title, char *out, size_t len);
+
 /* The p quantile of Beta(a, b). */
 double kb_beta_quantile(double p, double a, double b);
 

@@ -220,41 +220,48 @@ static char classify(const struct kb_run_result *res, char *why, size_t len)
 	return 0;
 }
 
-/* The first line of 'text' that says what went wrong (an oops, a BUG, a
- * WARNING, a panic), or its last line that is not empty: a failure's
- * title, into 'out'. */
-static void title_of(const char *text, char *out, size_t len)
+/* Did the kernel die in run 'r' (its console says how)? */
+static int crashed(const struct kb_run_row *r)
 {
-	static const char *const marks[] = {
-		"BUG:", "WARNING:", "Kernel panic", "Oops:", "general protection fault",
-		"KASAN:", "UBSAN:", "INFO: task", "watchdog:", NULL
-	};
-	const char *p = text, *last = NULL;
-	size_t n = 0;
-	int i;
+	return r->exit_status == -1 && !r->term_signal && !r->timed_out;
+}
 
-	*out = '\0';
-	if (!text)
-		return;
-	while (*p) {
-		size_t l = strcspn(p, "\n");
+/* Without a signature, on a target that boots kernels: the key of the
+ * title of BAD's first failure, when the kernel died in it and its console
+ * says how (an oops, a BUG, a WARNING, a panic), into 'key' (its title into
+ * 'title').  0 when there is none: every failure is the bug's. */
+static int default_key(struct kb_session *s, char *key, char *title, size_t len)
+{
+	size_t i;
 
-		for (i = 0; marks[i]; i++) {
-			const char *m = strstr(p, marks[i]);
+	if (s->spec.bench.signature)
+		return 0;
+	for (i = 0; i < s->nruns; i++) {
+		const struct kb_run_row *r = &s->runs[i];
 
-			if (m && m < p + l) {
-				snprintf(out, len, "%.*s", (int)(p + l - m), m);
-				return;
-			}
-		}
-		if (l) {
-			last = p;
-			n = l;
-		}
-		p += l + (p[l] == '\n');
+		if (r->state != KB_RUN_DONE || !r->has_value || r->value < 0.5 ||
+		    strcmp(r->sha, s->spec.bad_sha))
+			continue;
+		if (!crashed(r) || !kb_flaky_title(r->output_tail, title, len))
+			return 0;
+		kb_flaky_title_key(title, key, len);
+		return 1;
 	}
-	if (last)
-		snprintf(out, len, "%.*s", (int)n, last);
+	return 0;
+}
+
+/* Does a failure fail the way BAD's first failure did, when that is how
+ * the bug is told by default (default_key())?  Always, when it is not. */
+static int same_way(struct kb_session *s, const struct kb_run_result *res, const char *text)
+{
+	char key[160], title[160], k[160], t[160];
+
+	if (!default_key(s, key, title, sizeof(key)))
+		return 1;
+	if (res->outcome != KB_RUN_CRASHED || !kb_flaky_title(text, t, sizeof(t)))
+		return 0;
+	kb_flaky_title_key(t, k, sizeof(k));
+	return !strcmp(k, key);
 }
 
 static int record_run(struct kb_session *s, const struct kb_run_row *started,
@@ -270,6 +277,13 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 	kb_output_read(out, &head, &tail);
 	kb_error_clear();
 	last = kb_session_output_last(&head, &tail);
+	if (res->outcome == KB_RUN_CRASHED) {
+		/* how the kernel died first: the failure's title */
+		char *both = kb_asprintf("%s\n%s", res->message, last);
+
+		free(last);
+		last = both;
+	}
 	kb_session_run_outcome(&r, res);
 	r.state = kind ? KB_RUN_DONE : KB_RUN_ABORTED;
 	r.output_tail = last;
@@ -277,7 +291,8 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 	if (kind == 'p') {
 		r.has_value = 1;
 		r.value = 0;
-	} else if (kind == 'f' && matches(s, head.ptr, tail.ptr, res->message)) {
+	} else if (kind == 'f' && matches(s, head.ptr, tail.ptr, res->message) &&
+		   same_way(s, res, last)) {
 		r.has_value = 1;
 		r.value = 1;
 	} else if (kind == 's' && endpoint) {
@@ -301,7 +316,7 @@ static int record_run(struct kb_session *s, const struct kb_run_row *started,
 	} else {
 		char title[160];
 
-		title_of(res->outcome == KB_RUN_CRASHED ? res->message : last, title,
+		kb_flaky_title(res->outcome == KB_RUN_CRASHED ? res->message : last, title,
 			 sizeof(title));
 		if (!*title && res->outcome == KB_RUN_EXITED)
 			snprintf(title, sizeof(title), "exit %d", res->exit_status);
@@ -494,28 +509,33 @@ static json_t *steps_json(struct kb_session *s, const struct input *x)
 static void other_failures(struct kb_session *s, json_t *warnings)
 {
 	char (*titles)[160] = kb_calloc(s->nruns + 1, sizeof(*titles));
+	char (*keys)[160] = kb_calloc(s->nruns + 1, sizeof(*keys));
 	int *count = kb_calloc(s->nruns + 1, sizeof(*count));
 	size_t n = 0, i, j;
 
 	for (i = 0; i < s->nruns; i++) {
 		const struct kb_run_row *r = &s->runs[i];
-		char t[160];
+		char t[160], k[160];
 
 		if (r->state != KB_RUN_DONE || r->has_value)
 			continue;
-		title_of(r->output_tail, t, sizeof(t));
+		kb_flaky_title(r->output_tail, t, sizeof(t));
 		if (!*t)
 			snprintf(t, sizeof(t), "exit %d", r->exit_status);
-		for (j = 0; j < n && strcmp(titles[j], t); j++)
+		kb_flaky_title_key(t, k, sizeof(k));
+		for (j = 0; j < n && strcmp(keys[j], k); j++)
 			;
-		if (j == n)
-			memcpy(titles[n++], t, sizeof(t));
+		if (j == n) {
+			memcpy(titles[n], t, sizeof(t));
+			memcpy(keys[n++], k, sizeof(k));
+		}
 		count[j]++;
 	}
 	for (j = 0; j < n; j++)
 		kb_report_warn(warnings, "other-failure", "%d run%s failed another way, not "
 			       "counted: %s", count[j], count[j] == 1 ? "" : "s", titles[j]);
 	free(titles);
+	free(keys);
 	free(count);
 }
 
@@ -584,8 +604,14 @@ static int report(struct kb_session *s, json_t **res)
 	json_object_set_new(o, "warnings", warnings);
 	json_object_set_new(o, "steps", steps_json(s, &x));
 	json_object_set_new(o, "min_rate", json_real(x.in.p.min_rate));
-	if (s->spec.bench.signature)
+	if (s->spec.bench.signature) {
 		json_object_set_new(o, "signature", json_string(s->spec.bench.signature));
+	} else {
+		char key[160], title[160];
+
+		if (default_key(s, key, title, sizeof(key)))
+			json_object_set_new(o, "failure_title", json_string(title));
+	}
 	kb_report_common(s, o, runs);
 	input_release(&x);
 	*res = o;

@@ -9,7 +9,7 @@ const struct kb_machine_key kb_target_local_keys[] = {
 
 const struct kb_machine_key kb_target_libvirt_keys[] = {
 	{ "memory_mib", 'n' }, { "vcpus", 'n' }, { "scratch_mib", 'n' },
-	{ "boot_timeout", 'n' }, { "pool", 's' },
+	{ "boot_timeout", 'n' }, { "pool", 's' }, { "cmdline", 's' },
 	{ NULL, 0 },
 };
 

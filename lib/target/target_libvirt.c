@@ -65,6 +65,7 @@ struct vm_target {
 	int remote;                /* the URI names a host: volumes, not files (that
 				    * host may be this one: see KB_TARGET_REMOTE) */
 	char *pool_name;           /* remote: where volumes go */
+	char *cmdline;             /* more kernel parameters, or NULL */
 	virStoragePoolPtr pool;
 	char *logs, *vmdir, *prefix, *guest_init;
 	long memory_mib, vcpus, scratch_mib;
@@ -188,6 +189,7 @@ static void vm_close(struct kb_target *base);
 static void free_target(struct vm_target *t)
 {
 	free(t->pool_name);
+	free(t->cmdline);
 	free(t->uri);
 	free(t->logs);
 	free(t->vmdir);
@@ -222,6 +224,11 @@ static int vm_open(struct kb_target **out, const char *spec, const struct kb_tar
 	t->vcpus = kb_machine_int(m, "vcpus", 2);
 	t->scratch_mib = kb_machine_int(m, "scratch_mib", 4096);
 	t->boot_timeout = (double)kb_machine_int(m, "boot_timeout", 180);
+	{
+		json_t *cl = m ? json_object_get(m, "cmdline") : NULL;
+
+		t->cmdline = json_is_string(cl) ? kb_strdup(json_string_value(cl)) : NULL;
+	}
 	t->remote = uri_is_remote(t->uri);
 	if (t->remote && !kb_uri_host_is_here(t->uri))
 		t->base.flags |= KB_TARGET_REMOTE;
@@ -633,13 +640,17 @@ static char *domain_xml(struct vm_target *t, const char *accel)
 	xml_add(&b, kernel);
 	kb_buf_adds(&b, "</kernel>\n    <cmdline>console=ttyS0 root=kbroot rootfstype=9p "
 		    "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro ");
+	kb_buf_adds(&b, "panic=-1 oops=panic quiet tsc=reliable ");
+	if (t->cmdline) {
+		xml_add(&b, t->cmdline);
+		kb_buf_adds(&b, " ");
+	}
 	if (t->remote) {
 		/* the job disk is a script: guests/init with the job in front */
-		kb_buf_adds(&b, "panic=-1 oops=panic quiet tsc=reliable init=/bin/sh -- /dev/vdb");
+		kb_buf_adds(&b, "init=/bin/sh -- /dev/vdb");
 	} else {
 		kb_buf_adds(&b, "init=");
 		xml_add(&b, t->guest_init);
-		kb_buf_adds(&b, " panic=-1 oops=panic quiet tsc=reliable");
 	}
 	kb_buf_adds(&b, "</cmdline>\n  </os>\n");
 	kb_buf_adds(&b, "  <on_poweroff>destroy</on_poweroff>\n  <on_reboot>destroy</on_reboot>\n"
@@ -867,13 +878,16 @@ static int alive(struct vm_target *t)
 	return ret;
 }
 
-/* The line of the console that says why the kernel died, or NULL. */
+/* The first line of the console that says why the kernel died (an oops,
+ * a BUG, a WARNING that panic_on_warn made fatal, a panic), or NULL. */
 static char *console_fault(struct vm_target *t)
 {
-	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:",
-					     "general protection fault", "Unable to mount root",
-					     "No working init found", "Attempted to kill init" };
+	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:", "WARNING:",
+					     "general protection fault", "KASAN:", "UBSAN:",
+					     "Unable to mount root", "No working init found",
+					     "Attempted to kill init" };
 	struct kb_buf b = KB_BUF_INIT;
+	const char *first = NULL;
 	char *found = NULL;
 	size_t i;
 
@@ -881,12 +895,14 @@ static char *console_fault(struct vm_target *t)
 		kb_error_clear();
 		return NULL;
 	}
-	for (i = 0; i < sizeof(signs) / sizeof(signs[0]) && !found; i++) {
-		char *p = strstr(b.ptr, signs[i]);
+	for (i = 0; i < sizeof(signs) / sizeof(signs[0]); i++) {
+		const char *p = strstr(b.ptr, signs[i]);
 
-		if (p)
-			found = kb_strndup(p, strcspn(p, "\r\n"));
+		if (p && (!first || p < first))
+			first = p;
 	}
+	if (first)
+		found = kb_strndup(first, strcspn(first, "\r\n"));
 	kb_buf_release(&b);
 	return found;
 }

@@ -215,3 +215,46 @@ TEST(test_flaky__deterministic_and_never_failing)
 	CHECK_MSG(exact == 5 && wrong == 0 && runs == 5 * 29, "no-regression %d of 5, %ld runs",
 		  exact, runs);
 }
+
+TEST(test_flaky__titles_of_failures)
+{
+	char t[160], k1[160], k2[160];
+
+	/* the first line with a mark, up to the console's path */
+	CHECK(kb_flaky_title("the kernel failed during the run: Kernel panic - not syncing: "
+			     "demo: it stops (console: /tmp/a/console.1)\nlater line\n",
+			     t, sizeof(t)) == 1);
+	CHECK_MSG(!strcmp(t, "Kernel panic - not syncing: demo: it stops"), "'%s'", t);
+	CHECK(kb_flaky_title("[    1.5] ---[ cut here ]---\n[    1.5] WARNING: CPU: 0 PID: 1 at "
+			     "init/main.c:1515 kernel_init+0x4b/0x120\n[    1.6] Kernel panic - "
+			     "not syncing: panic_on_warn set\n", t, sizeof(t)) == 1);
+	CHECK_MSG(!strcmp(t, "WARNING: CPU: 0 PID: 1 at init/main.c:1515 kernel_init+0x4b/0x120"),
+		  "'%s'", t);
+	/* no mark: the last line that is not empty, and 0 */
+	CHECK(kb_flaky_title("started\nassertion failed: x == 2\n\n", t, sizeof(t)) == 0);
+	CHECK_MSG(!strcmp(t, "assertion failed: x == 2"), "'%s'", t);
+	CHECK(kb_flaky_title(NULL, t, sizeof(t)) == 0 && !*t);
+
+	/* the same failure with other numbers has the same key */
+	kb_flaky_title_key("WARNING: CPU: 1 PID: 214 at init/main.c:1515 kernel_init+0x4b/0x120",
+			   k1, sizeof(k1));
+	kb_flaky_title_key("WARNING: CPU: 0 PID: 1 at init/main.c:1516 kernel_init+0x4c/0x128",
+			   k2, sizeof(k2));
+	CHECK_MSG(!strcmp(k1, k2), "'%s' and '%s'", k1, k2);
+	CHECK_MSG(!strcmp(k1, "WARNING: CPU: # PID: # at init/main.c:# kernel_init+#/#"), "'%s'",
+		  k1);
+	kb_flaky_title_key("BUG: unable to handle page fault for address: ffffffff81a00000", k1,
+			   sizeof(k1));
+	CHECK_MSG(!strcmp(k1, "BUG: unable to handle page fault for address: #"), "'%s'", k1);
+	/* another function, another failure; words of hex letters stay */
+	kb_flaky_title_key("WARNING: CPU: 0 PID: 1 at init/main.c:1515 do_one_initcall+0x4b/0x120",
+			   k2, sizeof(k2));
+	CHECK(strcmp(k1, k2) != 0);
+	kb_flaky_title_key("BUG: bad deadbeef", k1, sizeof(k1));
+	CHECK_MSG(!strcmp(k1, "BUG: bad #"), "'%s'", k1);
+	kb_flaky_title_key("INFO: task added: blocked", k1, sizeof(k1));
+	CHECK_MSG(!strcmp(k1, "INFO: task added: blocked"), "'%s'", k1);
+	/* a key that does not fit is cut, never overrun */
+	kb_flaky_title_key("Kernel panic - not syncing: 12345", k1, 8);
+	CHECK_MSG(!strcmp(k1, "Kernel "), "'%s'", k1);
+}
