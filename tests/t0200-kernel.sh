@@ -37,7 +37,8 @@ vm_prefix () {
 test_expect_success 'the demo history' '
 	sh "$TEST_DIR/kernel/demo-history.sh" "$DEMO" >out &&
 	test "$(git -C "$DEMO" rev-list --count demo-good..demo-bad)" -ge 20 &&
-	git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang >/dev/null
+	git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang demo-flaky \
+		demo-warn demo-flaky-tip >/dev/null
 '
 
 # In a kernel tree a benchmark goes to a machine that boots the commit's
@@ -365,6 +366,42 @@ test_expect_success LIBVIRT,SQLITE3 'flaky: a kernel that panics at boot is a fa
 	test "$(sqlite3 k.db "select count(*) from marks where mark = '"'"'skip'"'"'
 		and session = (select max(id) from sessions)")" = 0 &&
 	no_vm_of demo-panic
+'
+
+# Without a signature the failure bisected is how BAD's kernel first died.
+# demo-warn warns in about half of its boots, and so do the two commits
+# after it; panic_on_warn (the machine's cmdline) makes that a failure of
+# another kind: listed with its title, never counted, never a mark.
+# demo-flaky panics in about half of its boots, before the warning.  On a
+# pool of two VMs: two runs at once.
+test_expect_success LIBVIRT,SQLITE3 'flaky: a kernel that panics in half its boots, a warning on other commits another failure' '
+	end_session &&
+	sed "s/\"boot_timeout\"/\"cmdline\": \"panic_on_warn=1\", &/" "$VM" >vm-warn.json &&
+	"$KBISECT" start demo-bad demo-flaky-tip --repo "$DEMO" --db k.db \
+		--target "$PWD/vm-warn.json" --target "$PWD/vm-warn.json" --command true \
+		--flaky >rep 2>err &&
+	flaky=$(git -C "$DEMO" rev-parse demo-flaky) &&
+	report_json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $flaky &&
+	title="Kernel panic - not syncing: demo: this kernel panics in about half of its boots" &&
+	test "$(json_get r.json failure_title)" = "$title" &&
+	grep "^the failure bisected: $title\$" rep &&
+	grep "$(echo $flaky | cut -c1-12) failed: $title" err &&
+	# the runs that failed another way: warnings, of the commits that warn
+	last="session = (select max(id) from sessions) and state = '"'"'done'"'"'" &&
+	warns=$(git -C "$DEMO" rev-list demo-warn~1..demo-flaky-tip~2 | sed "s/.*/'"'"'&'"'"'/" |
+		paste -s -d, -) &&
+	other=$(sqlite3 k.db "select count(*) from runs where $last and value is null
+		and sha in ($warns)") &&
+	test "$other" -ge 1 &&
+	test "$(sqlite3 k.db "select count(*) from runs where $last and value is null")" = "$other" &&
+	json_list r.json warnings .kind >kinds && grep -x other-failure kinds &&
+	grep "^  other-failure: $other runs\? failed another way, not counted: WARNING: CPU: [0-9]* PID: [0-9]* at [^ ]*init/main.c:[0-9]* " rep &&
+	grep "failed another way, not counted: WARNING: CPU: [0-9]* PID: [0-9]* at [^ ]*init/main.c:[0-9]* " err &&
+	test "$(sqlite3 k.db "select count(*) from marks where
+		session = (select max(id) from sessions)")" = 0 &&
+	no_vm_of demo-flaky && no_vm_of demo-warn
 '
 
 test_expect_success LIBVIRT 'a kernel that hangs at boot: a skip after the boot timeout, no VM left' '

@@ -640,7 +640,7 @@ static char *domain_xml(struct vm_target *t, const char *accel)
 	xml_add(&b, kernel);
 	kb_buf_adds(&b, "</kernel>\n    <cmdline>console=ttyS0 root=kbroot rootfstype=9p "
 		    "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro ");
-	kb_buf_adds(&b, "panic=-1 oops=panic quiet tsc=reliable ");
+	kb_buf_adds(&b, "panic=-1 oops=panic loglevel=5 tsc=reliable ");
 	if (t->cmdline) {
 		xml_add(&b, t->cmdline);
 		kb_buf_adds(&b, " ");

@@ -9,9 +9,9 @@
 # Two more commits on top of demo-bad, each on its own branch with one more
 # commit after it (demo-panic-tip, demo-hang-tip), make kernels that fail
 # at boot: demo-panic panics before init, demo-hang never starts init.
-# A third branch on demo-bad (demo-flaky-tip, six commits) has demo-flaky,
-# a kernel that panics in about half of its boots, and two commits later
-# demo-warn, a warning at every boot, taken out two commits after that.
+# A third branch on demo-bad (demo-flaky-tip, six commits) has demo-warn,
+# a warning in about half of the boots, then demo-flaky, a kernel that
+# panics in about half of its boots; the warning goes two commits later.
 #
 #   sh tests/kernel/demo-history.sh DIR
 #
@@ -23,7 +23,8 @@ tarball=${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 dir=$1
 
 commits=22
-if git -C "$dir" rev-parse -q --verify refs/tags/demo-flaky-tip >/dev/null 2>&1; then
+if git -C "$dir" rev-parse -q --verify refs/tags/demo-flaky-tip >/dev/null 2>&1 &&
+   [ "$(git -C "$dir" log -1 --format=%s demo-warn)" = "init: warn in half of the boots (demo of another failure)" ]; then
 	if [ "$(git -C "$dir" rev-list --count demo-good..demo-bad)" = $commits ]; then
 		echo "demo history already in $dir"
 		exit 0
@@ -74,9 +75,11 @@ boot_failures () {
 	git tag demo-hang-tip
 	git checkout -q master
 }
-# a kernel that panics in about half of its boots, on top of demo-bad, and
-# two commits after it a warning at every boot that does not panic, which
-# a later commit takes out again: with panic_on_warn, a failure another way
+# a warning in about half of the boots (demo-warn), then a kernel that
+# panics in about half of its boots (demo-flaky, the panic before the
+# warning), and two commits later the warning taken out again: with
+# panic_on_warn, the warning is a failure of another kind
+warn_subject="init: warn in half of the boots (demo of another failure)"
 flaky_failures () {
 	n=200
 	git branch -q -D demo-flaky-branch 2>/dev/null || :
@@ -84,20 +87,18 @@ flaky_failures () {
 	git checkout -q -b demo-flaky-branch demo-bad
 	note kernel/sched/core.c "schedule() is the main entry of the scheduler"
 	commit "Ada Lovelace" ada@example.org "sched: name the scheduler's main entry"
-	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tif (get_random_u32() \& 1)\n\t\tpanic("demo: this kernel panics in about half of its boots");\n\n&/' init/main.c
+	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tWARN(get_random_u32() \& 1, "demo: a warning in about half of the boots");\n\n&/' init/main.c
+	grep -q 'a warning in about half' init/main.c
+	commit "Barbara Liskov" barbara@example.org "$warn_subject"
+	git tag demo-warn
+	sed -i '0,/^\tWARN(get_random_u32() & 1, "demo: a warning in about half of the boots");$/s//\tif (get_random_u32() \& 1)\n\t\tpanic("demo: this kernel panics in about half of its boots");\n\n&/' init/main.c
 	grep -q 'panics in about half' init/main.c
 	commit "Alan Turing" alan@example.org "init: panic in half of the boots (demo of a flaky bug)"
 	git tag demo-flaky
 	note kernel/exit.c "the exit code of init is reported by panic()"
 	commit "Grace Hopper" grace@example.org "exit: note how init's exit is reported"
-	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tWARN(1, "demo: a warning at every boot");\n\n&/' init/main.c
-	grep -q 'a warning at every boot' init/main.c
-	commit "Barbara Liskov" barbara@example.org "init: warn at boot (demo of another failure)"
-	git tag demo-warn
-	note lib/sort.c "the comparison function decides the order"
-	commit "Edsger Dijkstra" edsger@example.org "lib/sort: note the comparison function"
-	sed -i '/^\tWARN(1, "demo: a warning at every boot");$/,+1d' init/main.c
-	! grep -q 'a warning at every boot' init/main.c
+	sed -i '/^\tWARN(get_random_u32() & 1, "demo: a warning in about half of the boots");$/,+1d' init/main.c
+	! grep -q 'a warning in about half' init/main.c
 	commit "Barbara Liskov" barbara@example.org "init: drop the boot warning"
 	note mm/mmap.c "mmap_region() does the mapping once the checks passed"
 	commit "Grace Hopper" grace@example.org "mm/mmap: note where the mapping is made"
