@@ -248,6 +248,7 @@ static long best_probe(const struct kb_flaky_in *in, const struct tally *t, cons
 	double *me = kb_calloc(n, sizeof(double)), *wq = kb_calloc(n, sizeof(double));
 	double *we = kb_calloc(n, sizeof(double));
 	double h, stot = 0, etot = 0, top = 1e-9;
+	int cap = kb_flaky_bad_runs(p->min_rate);
 	long best = -1;
 
 	for (i = 0; i < n; i++) {
@@ -269,7 +270,7 @@ static long best_probe(const struct kb_flaky_in *in, const struct tally *t, cons
 		double q = wa > 1e-12 ? wq[i] / wa : 0;
 		double e = wa < 1 - 1e-12 ? (etot - we[i]) / (1 - wa) : 0;
 		double pf, pp;
-		int k, r, f;
+		int k, r, f, o;
 
 		q = fmin(fmax(q, 0), 1);
 		e = fmin(fmax(e, 0), 1);
@@ -291,8 +292,14 @@ static long best_probe(const struct kb_flaky_in *in, const struct tally *t, cons
 		if (in->skip && in->skip[i])
 			continue;
 		count_of(in, (long)i, &r, &f);
-		if (masked(r, other_of(in, (long)i)))
+		o = other_of(in, (long)i);
+		/* a run that fails another way tells nothing: the gain is had
+		 * only as often as its runs count, and a commit is given up
+		 * once it failed another way in as many runs as BAD may take
+		 * to fail */
+		if (o >= cap && masked(r, o))
 			continue;
+		gain *= (r + 1.0) / (r + o + 1.0);
 		if (!r)
 			gain /= 1 + p->build_cost;
 		if (gain > top) {

@@ -21,11 +21,11 @@ TEST(test_target__machine_keys_are_those_of_its_backend)
 			 "unknown key \"cpus\" (known: name, description, target)"));
 	CHECK(check_says("{\"target\":\"libvirt:qemu:///system\",\"cpus\":2}",
 			 "(known: name, description, target, memory_mib, vcpus, scratch_mib, "
-			 "boot_timeout, pool)"));
+			 "boot_timeout, pool, cmdline)"));
 	CHECK(check_says("{\"target\":\"ssh://h\",\"cpus\":2}", "target, key_file, "));
 	CHECK(!strstr(kb_error_last(), "memory_mib"));
 	/* a target no backend takes: every key, each once */
-	CHECK(check_says("{\"target\":\"vm\",\"cpus\":2}", "pool, key_file, known_hosts"));
+	CHECK(check_says("{\"target\":\"vm\",\"cpus\":2}", "pool, cmdline, key_file, known_hosts"));
 	CHECK(!strstr(strstr(kb_error_last(), "boot_timeout") + 1, "boot_timeout"));
 	CHECK(check_says("{\"target\":\"ssh:h\"}", "unknown target 'ssh:h'"));
 	CHECK(check_says("{\"target\":\"local:x\"}", "unknown target 'local:x'"));
