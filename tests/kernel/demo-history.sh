@@ -24,7 +24,7 @@ dir=$1
 
 commits=22
 if git -C "$dir" rev-parse -q --verify refs/tags/demo-flaky-tip >/dev/null 2>&1 &&
-   [ "$(git -C "$dir" log -1 --format=%s demo-warn)" = "init: warn in half of the boots (demo of another failure)" ]; then
+   [ "$(git -C "$dir" log -1 --format=%s demo-flaky)" = "init: panic in about half of the boots (demo of a flaky bug)" ]; then
 	if [ "$(git -C "$dir" rev-list --count demo-good..demo-bad)" = $commits ]; then
 		echo "demo history already in $dir"
 		exit 0
@@ -76,10 +76,12 @@ boot_failures () {
 	git checkout -q master
 }
 # a warning in about half of the boots (demo-warn), then a kernel that
-# panics in about half of its boots (demo-flaky, the panic before the
-# warning), and two commits later the warning taken out again: with
+# panics in about half of its boots (demo-flaky, the panic a few lines
+# before the warning, so that its revert applies once the warning is
+# gone), and two commits later the warning taken out again: with
 # panic_on_warn, the warning is a failure of another kind
 warn_subject="init: warn in half of the boots (demo of another failure)"
+flaky_subject="init: panic in about half of the boots (demo of a flaky bug)"
 flaky_failures () {
 	n=200
 	git branch -q -D demo-flaky-branch 2>/dev/null || :
@@ -91,9 +93,9 @@ flaky_failures () {
 	grep -q 'a warning in about half' init/main.c
 	commit "Barbara Liskov" barbara@example.org "$warn_subject"
 	git tag demo-warn
-	sed -i '0,/^\tWARN(get_random_u32() & 1, "demo: a warning in about half of the boots");$/s//\tif (get_random_u32() \& 1)\n\t\tpanic("demo: this kernel panics in about half of its boots");\n\n&/' init/main.c
+	sed -i '0,/^\trcu_end_inkernel_boot();$/s//\tif (get_random_u32() \& 1)\n\t\tpanic("demo: this kernel panics in about half of its boots");\n\n&/' init/main.c
 	grep -q 'panics in about half' init/main.c
-	commit "Alan Turing" alan@example.org "init: panic in half of the boots (demo of a flaky bug)"
+	commit "Alan Turing" alan@example.org "$flaky_subject"
 	git tag demo-flaky
 	note kernel/exit.c "the exit code of init is reported by panic()"
 	commit "Grace Hopper" grace@example.org "exit: note how init's exit is reported"
