@@ -9,9 +9,9 @@
 # Two more commits on top of demo-bad, each on its own branch with one more
 # commit after it (demo-panic-tip, demo-hang-tip), make kernels that fail
 # at boot: demo-panic panics before init, demo-hang never starts init.
-# A third branch on demo-bad (demo-flaky-tip, six commits) has demo-warn,
-# a warning in about half of the boots, then demo-flaky, a kernel that
-# panics in about half of its boots; the warning goes two commits later.
+# A third branch on demo-bad (demo-flaky-tip, three commits) has
+# demo-warn, a warning in about half of the boots, then demo-flaky, a
+# kernel that panics in about half of its boots; the tip drops the warning.
 #
 #   sh tests/kernel/demo-history.sh DIR
 #
@@ -24,7 +24,7 @@ dir=$1
 
 commits=22
 if git -C "$dir" rev-parse -q --verify refs/tags/demo-flaky-tip >/dev/null 2>&1 &&
-   [ "$(git -C "$dir" log -1 --format=%s demo-flaky)" = "init: panic in about half of the boots (demo of a flaky bug)" ]; then
+   [ "$(git -C "$dir" rev-list --count demo-bad..demo-flaky-tip)" = 3 ]; then
 	if [ "$(git -C "$dir" rev-list --count demo-good..demo-bad)" = $commits ]; then
 		echo "demo history already in $dir"
 		exit 0
@@ -75,11 +75,11 @@ boot_failures () {
 	git tag demo-hang-tip
 	git checkout -q master
 }
-# a warning in about half of the boots (demo-warn), then a kernel that
-# panics in about half of its boots (demo-flaky, the panic a few lines
-# before the warning, so that its revert applies once the warning is
-# gone), and two commits later the warning taken out again: with
-# panic_on_warn, the warning is a failure of another kind
+# three commits: a warning in about half of the boots (demo-warn), then a
+# kernel that panics in about half of its boots (demo-flaky, the panic a
+# few lines before the warning, so that its revert applies once the
+# warning is gone), then the warning taken out again (demo-flaky-tip):
+# with panic_on_warn, the warning is a failure of another kind
 warn_subject="init: warn in half of the boots (demo of another failure)"
 flaky_subject="init: panic in about half of the boots (demo of a flaky bug)"
 flaky_failures () {
@@ -87,8 +87,6 @@ flaky_failures () {
 	git branch -q -D demo-flaky-branch 2>/dev/null || :
 	git tag -d demo-flaky demo-warn demo-flaky-tip >/dev/null 2>&1 || :
 	git checkout -q -b demo-flaky-branch demo-bad
-	note kernel/sched/core.c "schedule() is the main entry of the scheduler"
-	commit "Ada Lovelace" ada@example.org "sched: name the scheduler's main entry"
 	sed -i '0,/^\tif (ramdisk_execute_command) {$/s//\tWARN(get_random_u32() \& 1, "demo: a warning in about half of the boots");\n\n&/' init/main.c
 	grep -q 'a warning in about half' init/main.c
 	commit "Barbara Liskov" barbara@example.org "$warn_subject"
@@ -97,13 +95,9 @@ flaky_failures () {
 	grep -q 'panics in about half' init/main.c
 	commit "Alan Turing" alan@example.org "$flaky_subject"
 	git tag demo-flaky
-	note kernel/exit.c "the exit code of init is reported by panic()"
-	commit "Grace Hopper" grace@example.org "exit: note how init's exit is reported"
 	sed -i '/^\tWARN(get_random_u32() & 1, "demo: a warning in about half of the boots");$/,+1d' init/main.c
 	! grep -q 'a warning in about half' init/main.c
 	commit "Barbara Liskov" barbara@example.org "init: drop the boot warning"
-	note mm/mmap.c "mmap_region() does the mapping once the checks passed"
-	commit "Grace Hopper" grace@example.org "mm/mmap: note where the mapping is made"
 	git tag demo-flaky-tip
 	git checkout -q master
 }
