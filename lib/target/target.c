@@ -141,6 +141,24 @@ const char *kb_target_name(const struct kb_target *t)
 	return t->ops->name;
 }
 
+char *kb_console_fault(const char *console)
+{
+	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:", "WARNING:",
+					     "general protection fault", "KASAN:", "UBSAN:",
+					     "Unable to mount root", "No working init found",
+					     "Attempted to kill init" };
+	const char *first = NULL;
+	size_t i;
+
+	for (i = 0; console && i < sizeof(signs) / sizeof(signs[0]); i++) {
+		const char *p = strstr(console, signs[i]);
+
+		if (p && (!first || p < first))
+			first = p;
+	}
+	return first ? kb_strndup(first, strcspn(first, "\r\n")) : NULL;
+}
+
 int kb_target_is_guest(const struct kb_target *t)
 {
 	return !!(t->ops->flags & KB_TARGET_GUEST);

@@ -202,6 +202,11 @@ int kb_target_describe(struct kb_target *t, struct kb_buf *out);
 
 /* The backend's name: "local", "libvirt", "ssh". */
 const char *kb_target_name(const struct kb_target *t);
+/* The first line of a kernel's console that says why it died (an oops, a
+ * BUG, a WARNING that panic_on_warn made fatal, a panic, no init), or NULL;
+ * the caller frees it. */
+char *kb_console_fault(const char *console);
+
 /* Does it boot a kernel and run the job in it (KB_TARGET_GUEST)? */
 int kb_target_is_guest(const struct kb_target *t);
 /* Does the test run on another machine (KB_TARGET_REMOTE)? */

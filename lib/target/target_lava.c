@@ -952,24 +952,6 @@ out:
 	return ret;
 }
 
-/* The line of the console that says why the kernel died, or NULL. */
-static char *console_fault(const char *console)
-{
-	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:",
-					     "general protection fault", "Unable to mount root",
-					     "No working init found", "Attempted to kill init" };
-	char *found = NULL;
-	size_t i;
-
-	for (i = 0; i < sizeof(signs) / sizeof(signs[0]) && !found; i++) {
-		const char *p = strstr(console, signs[i]);
-
-		if (p)
-			found = kb_strndup(p, strcspn(p, "\r\n"));
-	}
-	return found;
-}
-
 /* LAVA's own word for what ended the job (the "lava" suite's "job"
  * case): "Infrastructure", "Job", "Test", "Bug", ... or "". */
 static const char *error_type(const struct lava_target *t)
@@ -1071,7 +1053,7 @@ static int lava_boot(struct kb_target *base, const struct kb_boot_job *job)
 		goto out;
 	}
 	kb_lava_said_parse(console.ptr, t->nonce, job->runs, &t->said);
-	why = console_fault(console.ptr);
+	why = kb_console_fault(console.ptr);
 	if (!t->said.identity[0]) {
 		/* the kernel did not run the job: did it start at all? */
 		int started_kernel = strstr(console.ptr, "Linux version ") != NULL;

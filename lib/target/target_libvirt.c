@@ -878,31 +878,17 @@ static int alive(struct vm_target *t)
 	return ret;
 }
 
-/* The first line of the console that says why the kernel died (an oops,
- * a BUG, a WARNING that panic_on_warn made fatal, a panic), or NULL. */
+/* The first line of the console that says why the kernel died, or NULL. */
 static char *console_fault(struct vm_target *t)
 {
-	static const char *const signs[] = { "Kernel panic", "Oops:", "BUG:", "WARNING:",
-					     "general protection fault", "KASAN:", "UBSAN:",
-					     "Unable to mount root", "No working init found",
-					     "Attempted to kill init" };
 	struct kb_buf b = KB_BUF_INIT;
-	const char *first = NULL;
-	char *found = NULL;
-	size_t i;
+	char *found;
 
 	if (kb_read_tail(t->console_path, &b, 1 << 20) < 0) {
 		kb_error_clear();
 		return NULL;
 	}
-	for (i = 0; i < sizeof(signs) / sizeof(signs[0]); i++) {
-		const char *p = strstr(b.ptr, signs[i]);
-
-		if (p && (!first || p < first))
-			first = p;
-	}
-	if (first)
-		found = kb_strndup(first, strcspn(first, "\r\n"));
+	found = kb_console_fault(b.ptr);
 	kb_buf_release(&b);
 	return found;
 }

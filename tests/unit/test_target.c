@@ -81,3 +81,17 @@ TEST(test_target__local_from_a_machine_file)
 	json_decref(not_object);
 	kb_paths_release(&paths);
 }
+
+TEST(test_target__console_fault_is_the_first_sign)
+{
+	char *f;
+
+	f = kb_console_fault("[ 1.0] booting\n[ 1.2] WARNING: CPU: 0 PID: 1 at init/main.c:9 x\r\n"
+			     "[ 1.3] Kernel panic - not syncing: panic_on_warn set ...\n");
+	CHECK_MSG(f && !strcmp(f, "WARNING: CPU: 0 PID: 1 at init/main.c:9 x"), "'%s'", f);
+	free(f);
+	f = kb_console_fault("Oops: 0002\nKernel panic - not syncing: Fatal exception\n");
+	CHECK_MSG(f && !strcmp(f, "Oops: 0002"), "'%s'", f);
+	free(f);
+	CHECK(kb_console_fault("all well\n") == NULL && kb_console_fault(NULL) == NULL);
+}
