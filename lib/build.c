@@ -214,6 +214,36 @@ static int run_make(const struct kb_build_opts *o, const char *log, const char *
 	return ret;
 }
 
+int kb_build_log_killed(const char *tail)
+{
+	/* make's line for a job that a signal ended, and the compiler
+	 * driver's for a compiler the kernel's OOM killer ended */
+	static const char *const signals[] = { "Terminated", "Killed", "Interrupt",
+					       "Hangup", "Quit", NULL };
+	const char *p;
+
+	for (p = tail; *p;) {
+		size_t len = strcspn(p, "\n");
+		const char *end = p + len;
+
+		if (memmem(p, len, "Killed signal terminated program", 32))
+			return 1;
+		if (len > 8 && !strncmp(p, "make", 4) && memmem(p, len, ": *** ", 6)) {
+			const char *const *s;
+
+			for (s = signals; *s; s++) {
+				size_t n = strlen(*s);
+
+				if (len > n + 2 && !memcmp(end - n, *s, n) && end[-n - 1] == ' ' &&
+				    end[-n - 2] == ']')
+					return 1;
+			}
+		}
+		p = end + (*end == '\n');
+	}
+	return 0;
+}
+
 /* The last lines of the log that say "error" (or its last lines). */
 static void last_errors(const char *log, char *out, size_t size)
 {
@@ -587,6 +617,8 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		goto out;
 	log = kb_asprintf("%s/kbuild-%.12s.log", o->log_dir, sha);
 	unlink(log);
+	memset(&rr, 0, sizeof(rr));
+	rr.outcome = KB_RUN_EXITED;
 	ret = configure(o, sha, &extra, log, why, sizeof(why));
 	if (ret == 0) {
 		const char *t[] = { "bzImage", NULL, NULL };
@@ -607,6 +639,14 @@ int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		if (strstr(tail.ptr, "No space left on device")) {
 			ret = kb_error(KB_EINFRA, "the disk is full while building %.12s "
 				       "(see %s): free some space, then 'kbisect resume'", sha, log);
+			kb_buf_release(&tail);
+			goto out;
+		}
+		/* stopped from outside: no fault of the commit, and not kept as one */
+		if (rr.outcome == KB_RUN_SIGNALED || kb_build_log_killed(tail.ptr)) {
+			ret = kb_error(KB_EINFRA, "the build of %.12s was killed from outside "
+				       "(see %s): nothing is marked; 'kbisect resume' builds it "
+				       "again", sha, log);
 			kb_buf_release(&tail);
 			goto out;
 		}

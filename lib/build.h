@@ -59,6 +59,14 @@ int kb_build_check_wrapper(const char *wrapper);
 int kb_build_kernel(git_repository *repo, const git_oid *commit,
 		    const struct kb_build_opts *o, struct kb_build_result *res);
 
+/*
+ * Does the end of a build's log say that make or the compiler was killed
+ * by a signal ("make[2]: *** [...] Terminated", a compiler the OOM killer
+ * ended) rather than that the code does not build?  Such a build is no
+ * fault of its commit: it is not kept as a failure.
+ */
+int kb_build_log_killed(const char *tail);
+
 /* The LOCALVERSION a build of 'sha' gets: "-kb" and 12 hex digits. */
 void kb_build_localversion(char out[20], const char *sha);
 

@@ -223,7 +223,7 @@ test_expect_success 'performance: a machine whose process dies is retired; the a
 	test "$(sqlite3 p3/.git/kbisect.db "select count(*) from runs where state = '"'"'started'"'"'")" = 0
 '
 
-test_expect_success 'performance: kill -9 of kbisect, resume ends it at the same culprit, confirmed or the likeliest of an inconclusive' '
+test_expect_success 'performance: kill -9 of kbisect, resume ends it at the same culprit, confirmed, or inconclusive naming it or none' '
 	gen_repo p4 --seed 25 --commits 100 --culprits random:0.05 &&
 	C=$(gen_field p4 culprit) &&
 	cd p4 || return 1
@@ -234,9 +234,10 @@ test_expect_success 'performance: kill -9 of kbisect, resume ends it at the same
 	kill -9 $kb &&
 	{ wait $kb; true; } &&
 	# 0, the culprit; or 3, inconclusive with the culprit as its unconfirmed
-	# likeliest: in about half the runs of four local machines on two
-	# processors, the parent check fails after the resume (an open bug of
-	# the verification pairs of a pool); never another commit
+	# likeliest, or with none when the probability fell below the bar: in
+	# about half the runs of four local machines on two processors, the
+	# parent check fails after the resume (an open bug of the verification
+	# pairs of a pool); never another commit
 	{ "$KBISECT" resume >../p4b.out 2>../p4b.err || test $? = 3 ||
 	  { tail -n 5 ../p4b.err; false; }; } &&
 	{ "$KBISECT" report --json >../p4.json || test $? = 3; } &&
@@ -244,7 +245,9 @@ test_expect_success 'performance: kill -9 of kbisect, resume ends it at the same
 	echo "verdict $(json_get p4.json verdict), culprit $(json_get p4.json culprits[0].commit), want $C" &&
 	{ test "$(json_get p4.json verdict)" = culprit ||
 	  test "$(json_get p4.json verdict)" = inconclusive; } &&
-	test "$(json_get p4.json culprits[0].commit)" = $C &&
+	# an inconclusive ending may name no commit at all, never another one
+	got=$(json_get p4.json culprits[0].commit || :) &&
+	{ test "$got" = $C || { test -z "$got" && test "$(json_get p4.json verdict)" = inconclusive; }; } &&
 	test "$(sqlite3 p4/.git/kbisect.db "PRAGMA integrity_check")" = ok &&
 	shared=$(sqlite3 p4/.git/kbisect.db "select sha, boot from runs where state = '"'"'done'"'"'
 		group by sha, boot having count(distinct machine) > 1") &&

@@ -34,6 +34,24 @@ vm_prefix () {
 	sed -n 's/.*VM \(kbisect-[0-9a-f]*-[0-9]*-\).*/\1/p' "$1" | head -n 1
 }
 
+# commit_edit BASE FILE SED-SCRIPT SUBJECT: a commit (no ref) on top of BASE
+# with FILE edited; prints its id
+commit_edit () {
+	(
+		cd "$DEMO" &&
+		blob=$(git show "$1:$2" | sed "$3" | git hash-object -w --stdin) &&
+		idx="$TRASH_DIRECTORY/edit.index" &&
+		GIT_INDEX_FILE=$idx git read-tree "$1" &&
+		GIT_INDEX_FILE=$idx git update-index --cacheinfo "100644,$blob,$2" &&
+		tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
+		rm -f "$idx" &&
+		echo "$4" | GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+			GIT_AUTHOR_DATE=@1700000000 GIT_COMMITTER_NAME=t \
+			GIT_COMMITTER_EMAIL=t@example.org GIT_COMMITTER_DATE=@1700000000 \
+			git commit-tree "$tree" -p "$1"
+	)
+}
+
 test_expect_success 'the demo history' '
 	sh "$TEST_DIR/kernel/demo-history.sh" "$DEMO" >out &&
 	test "$(git -C "$DEMO" rev-list --count demo-good..demo-bad)" -ge 20 &&
@@ -174,28 +192,57 @@ test_expect_success MOUNT 'a full disk while building: an error that says so, no
 	grep "^artifacts " full2.out
 '
 
+# make stopped from outside (here its sub-makes, with SIGTERM): no fault of
+# the commit, so no build failure is kept for it; the next try builds it
+test_expect_success 'a build killed from outside: an error, not kept as the commit'"'"'s failure' '
+	cd "$TRASH_DIRECTORY" &&
+	c=$(commit_edit demo-slow~1 init/version.c "\$a/* built again after a kill */" \
+		"init: a build that is killed") &&
+	ls k.db.cache | grep -c "\.failed\$" >failed0 || : &&
+	{ CCACHE_RECACHE=1 "$KBISECT" build $c --repo "$DEMO" --target libvirt --db k.db \
+		>kill-b.out 2>kill-b.err & pid=$!; } &&
+	test_wait_for "pgrep -f \"scripts/Makefile.build obj=\" >/dev/null" 6000 &&
+	pkill -TERM -f "scripts/Makefile.build obj=" &&
+	test_expect_code 1 wait $pid &&
+	cat kill-b.err &&
+	grep "the build of $(echo $c | cut -c1-12) was killed from outside (see .*): nothing is marked" kill-b.err &&
+	! grep "does not build" kill-b.err &&
+	ls k.db.cache | grep -c "\.failed\$" >failed1 || : &&
+	test_cmp failed0 failed1 &&
+	"$KBISECT" build $c --repo "$DEMO" --target libvirt --db k.db >kill-b2.out &&
+	grep "^built $c" kill-b2.out
+'
+
 # In the guest: stop (exit 200) unless the booted kernel is the commit's,
 # then fail where the culprit's function is in the kernel.
 GUEST_TEST='c=$(echo "$KBISECT_COMMIT" | cut -c1-12); case "$(uname -r)" in *-kb$c) ;; *) echo "booted $(uname -r)"; exit 200 ;; esac; sleep 3; ! grep -q namei_create_throttle "$KBISECT_BUILD/System.map"'
 
-test_expect_success LIBVIRT 'bisect in VMs: kill -9 during a VM run, resume destroys the VM left behind' '
+# On a pool of two VMs: two kernels at once.
+test_expect_success LIBVIRT 'bisect in a pool of two VMs: kill -9 during a VM run, resume destroys the VMs left behind' '
 	cd "$DEMO" &&
 	broken=$(git rev-parse demo-broken) &&
 	# the broken commit is the middle of the range: the first one tested
 	"$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" --no-run \
-		--target "$VM" --command "$GUEST_TEST" 2>"$TRASH_DIRECTORY/first" &&
+		--target "$VM" --target "$VM" --command "$GUEST_TEST" 2>"$TRASH_DIRECTORY/first" &&
 	grep "first commit to test: $broken" "$TRASH_DIRECTORY/first" &&
 	cd "$TRASH_DIRECTORY" &&
 	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
 	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null && grep -q \" booted \" err1" 12000 &&
 	kill -9 $pid && { wait $pid || true; } &&
-	left=$(vms_left err1) && test -n "$left" &&
-	test "$(virsh -c qemu:///system domstate "$left")" = running &&
+	vms_left err1 >left && test -s left &&
+	for vm in $(cat left); do
+		test "$(virsh -c qemu:///system domstate $vm)" = running || return 1
+	done &&
 	"$KBISECT" status --json --db k.db >st.json &&
 	test "$(json_get st.json running[0].commit)" != "" &&
 	"$KBISECT" resume --db k.db >rep 2>err &&
-	grep "destroying VM $left" err &&
-	test -z "$(vms_left err1)"
+	for vm in $(cat left); do
+		grep "destroying VM $vm" err || return 1
+	done &&
+	test -z "$(vms_left err1)" &&
+	grep -q "^Bisecting: [0-9]* revisions left, 2 machines" err1 err &&
+	grep -q "^  \[machine 1\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" err1 err &&
+	grep -q "^  \[machine 0\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" err1 err
 '
 
 test_expect_success LIBVIRT 'the bisection ends at the culprit; the broken commit is skipped with its error' '
@@ -204,9 +251,11 @@ test_expect_success LIBVIRT 'the bisection ends at the culprit; the broken commi
 	"$KBISECT" report --json --db k.db >r.json &&
 	test "$(json_get r.json verdict)" = culprit &&
 	test "$(json_get r.json culprits[0].commit)" = $slow &&
-	test "$(json_get r.json steps[0].commit)" = $broken &&
-	test "$(json_get r.json steps[0].decision)" = skip &&
-	json_get r.json steps[0].build_error | grep DEMO_LIMIT_UNDEFINED &&
+	json_list r.json steps .commit >commits &&
+	json_list r.json steps .decision >decisions &&
+	i=$(grep -n -x $broken commits | cut -d: -f1) && test -n "$i" &&
+	test "$(sed -n ${i}p decisions)" = skip &&
+	json_get r.json steps[$((i - 1))].build_error | grep DEMO_LIMIT_UNDEFINED &&
 	grep "DEMO_LIMIT_UNDEFINED" rep &&
 	test "$(json_get r.json accel)" = tcg &&
 	grep "target .*vm-test.json\|target libvirt" rep &&
@@ -246,22 +295,6 @@ report_json () {
 no_vm_of () {
 	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
 }
-
-test_expect_success LIBVIRT 'a pool of two VMs: two kernels at once, the same culprit, no VM left' '
-	cd "$TRASH_DIRECTORY" && end_session &&
-	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
-	(cd "$DEMO" && "$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" \
-		--target "$VM" --target "$VM" --command "$GUEST_TEST" >"$TRASH_DIRECTORY/pool.out" \
-		2>"$TRASH_DIRECTORY/pool.err") &&
-	report_json &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = $slow &&
-	grep -q "^Bisecting: [0-9]* revisions left, 2 machines" pool.err &&
-	grep -q "^  \[machine 1\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" pool.err &&
-	grep -q "^  \[machine 0\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" pool.err &&
-	test -z "$(vms_left pool.err)" &&
-	end_session
-'
 
 # kill -9 at chosen moments of a bisection in VMs: while a kernel builds,
 # while a VM boots, while the test runs in it, each a random bit later than
@@ -967,24 +1000,6 @@ test_expect_success SSHHOST 'the test host goes away' '
 # that keys on the commit (5% slower at that commit and the next) makes it
 # the likeliest culprit all the same; the no-op check says it cannot be.
 # The commit after it changes a message: a kernel of its own.
-# commit_edit BASE FILE SED-SCRIPT SUBJECT: a commit (no ref) on top of BASE
-# with FILE edited; prints its id
-commit_edit () {
-	(
-		cd "$DEMO" &&
-		blob=$(git show "$1:$2" | sed "$3" | git hash-object -w --stdin) &&
-		idx="$TRASH_DIRECTORY/edit.index" &&
-		GIT_INDEX_FILE=$idx git read-tree "$1" &&
-		GIT_INDEX_FILE=$idx git update-index --cacheinfo "100644,$blob,$2" &&
-		tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
-		rm -f "$idx" &&
-		echo "$4" | GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
-			GIT_AUTHOR_DATE=@1700000000 GIT_COMMITTER_NAME=t \
-			GIT_COMMITTER_EMAIL=t@example.org GIT_COMMITTER_DATE=@1700000000 \
-			git commit-tree "$tree" -p "$1"
-	)
-}
-
 test_expect_success LIBVIRT 'a culprit that changes a comment: its kernel is its parent'"'"'s, inconclusive, a no-op warning, no commit for regzbot' '
 	end_session &&
 	base=$(git -C "$DEMO" rev-parse demo-bad) &&

@@ -2,6 +2,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "build.h"
 #include "builder.h"
 #include "repo.h"
 #include "test.h"
@@ -85,4 +86,23 @@ TEST(test_builder__waits_for_the_child_that_builds_the_commit_needed)
 	git_repository_free(r);
 	free(rp);
 	free(db);
+}
+
+TEST(test_builder__a_killed_build_is_no_fault_of_its_commit)
+{
+	CHECK(kb_build_log_killed("  CC      fs/namei.o\n"
+				  "make[2]: *** [scripts/Makefile.build:250: fs/namei.o] Terminated\n"
+				  "make[1]: *** [Makefile:1992: .] Error 2\n"
+				  "make: *** [Makefile:231: __sub-make] Error 2\n"));
+	CHECK(kb_build_log_killed("make[3]: *** [scripts/Makefile.build:250: a.o] Killed"));
+	CHECK(kb_build_log_killed("make: *** [Makefile:231: __sub-make] Interrupt\n"));
+	CHECK(kb_build_log_killed("gcc: fatal error: Killed signal terminated program cc1\n"
+				  "compilation terminated.\n"));
+	/* the commit's own errors */
+	CHECK(!kb_build_log_killed("init/main.c:12:2: error: 'X' undeclared\n"
+				   "make[2]: *** [scripts/Makefile.build:250: init/main.o] Error 1\n"
+				   "make: *** [Makefile:231: __sub-make] Error 2\n"));
+	CHECK(!kb_build_log_killed("init/main.c: error: Terminated\n"));
+	CHECK(!kb_build_log_killed("make: *** No rule to make target 'Killed'.  Stop.\n"));
+	CHECK(!kb_build_log_killed(""));
 }
