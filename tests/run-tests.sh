@@ -9,6 +9,12 @@
 # Exit status 1 when anything failed, including a script that crashed,
 # bailed out, printed no plan or ran another number of tests than its plan
 # says; else 0.  Works from any directory.
+#
+# The scripts that say "# run-tests: long" on a line of their own (kernels
+# built and booted: most of their time is spent waiting for a guest, which
+# keeps one processor busy) run in a lane of their own, beside the others,
+# when there are two processors or more; KBISECT_TEST_JOBS=1 runs every
+# script one after the other.
 
 TEST_DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
 TOP_DIR=$(cd "$TEST_DIR/.." && pwd) || exit 1
@@ -18,7 +24,7 @@ mkdir -p "$TEST_DIR/trash" || exit 1
 tally=$TEST_DIR/trash/.run-tests.$$
 failed=$TEST_DIR/trash/.run-tests-failed.$$
 : >"$tally" && : >"$failed" || exit 1
-trap 'rm -f "$tally" "$failed"' EXIT
+trap 'rm -f "$tally" "$tally.long" "$failed"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -140,6 +146,42 @@ else
 	done
 fi
 
+
+# run_scripts SCRIPT...: each in turn
+run_scripts () {
+	for script; do
+		name=$(basename "$script")
+		(cd "$TEST_DIR" && run_tap "$name" sh "$script")
+	done
+}
+
+jobs=${KBISECT_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
+# the lists are a path a line: a blank in a path stays
+nl='
+'
+long=
+short=
+for script; do
+	if test "$jobs" -gt 1 && grep -q -x "# run-tests: long" "$script"; then
+		long="$long$script$nl"
+	else
+		short="$short$script$nl"
+	fi
+done
+IFS=$nl
+lane=
+if test -n "$long" && { test -n "$short" || test -n "$want_unit"; }; then
+	# a tally of its own: run_tap counts the lines of its lane's
+	(tally=$tally.long && : >"$tally" && set -- $long && unset IFS && run_scripts "$@") &
+	lane=$!
+	trap 'kill $lane 2>/dev/null; exit 130' INT
+	trap 'kill $lane 2>/dev/null; exit 143' TERM
+	set -- $short
+else
+	set -- $long $short
+fi
+unset IFS
+
 if test -n "$want_unit"; then
 	if test -x "$UNIT"; then
 		(cd "$TOP_DIR" && run_tap unit "$UNIT")
@@ -149,10 +191,12 @@ if test -n "$want_unit"; then
 	fi
 fi
 
-for script; do
-	name=$(basename "$script")
-	(cd "$TEST_DIR" && run_tap "$name" sh "$script")
-done
+run_scripts "$@"
+if test -n "$lane"; then
+	wait $lane
+	cat "$tally.long" >>"$tally"
+	rm -f "$tally.long"
+fi
 
 # the failures again at the end, where a log's tail shows them
 if test -s "$failed"; then

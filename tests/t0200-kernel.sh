@@ -1,5 +1,6 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
+# run-tests: long
 test_description 'kernel builds and boots: config, out-of-tree builds, the cache, libvirt VMs (local and over ssh), panics, hangs, crashes, hosts over SSH switched with kexec'
 
 # The demo history is big (the whole kernel source): it is made once per
