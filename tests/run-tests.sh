@@ -10,11 +10,11 @@
 # bailed out, printed no plan or ran another number of tests than its plan
 # says; else 0.  Works from any directory.
 #
-# The scripts that say "# run-tests: long" on a line of their own (kernels
-# built and booted: most of their time is spent waiting for a guest, which
-# keeps one processor busy) run in a lane of their own, beside the others,
-# when there are two processors or more; KBISECT_TEST_JOBS=1 runs every
-# script one after the other.
+# With two processors or more, two lanes take the scripts in turn, so that
+# the long ones (kernels built and booted: most of their time is spent
+# waiting for a guest, which keeps one processor busy) run beside the
+# others; those that say "# run-tests: first" on a line of their own are
+# taken first.  KBISECT_TEST_JOBS=1 runs every script one after the other.
 
 TEST_DIR=$(cd "$(dirname "$0")" && pwd) || exit 1
 TOP_DIR=$(cd "$TEST_DIR/.." && pwd) || exit 1
@@ -24,7 +24,7 @@ mkdir -p "$TEST_DIR/trash" || exit 1
 tally=$TEST_DIR/trash/.run-tests.$$
 failed=$TEST_DIR/trash/.run-tests-failed.$$
 : >"$tally" && : >"$failed" || exit 1
-trap 'rm -f "$tally" "$tally.long" "$failed"' EXIT
+trap 'rm -f "$tally" "$tally.lane" "$failed" "$queue" "$queue.lock"' EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
@@ -147,40 +147,43 @@ else
 fi
 
 
-# run_scripts SCRIPT...: each in turn
-run_scripts () {
-	for script; do
+# lane: run the scripts of the queue, the first one left each time,
+# until it is empty
+queue=$TEST_DIR/trash/.run-tests-queue.$$
+take_script () {
+	(
+		flock 8 || exit 1
+		first=$(head -n 1 "$queue")
+		test -n "$first" || exit 1
+		sed -i 1d "$queue" || exit 1
+		printf '%s\n' "$first"
+	) 8>>"$queue.lock"
+}
+lane () {
+	while script=$(take_script); do
 		name=$(basename "$script")
 		(cd "$TEST_DIR" && run_tap "$name" sh "$script")
 	done
 }
 
 jobs=${KBISECT_TEST_JOBS:-$(nproc 2>/dev/null || echo 1)}
-# the lists are a path a line: a blank in a path stays
-nl='
-'
-long=
-short=
+command -v flock >/dev/null || jobs=1
+# the queue: the scripts that say so first, then the others in order
+: >"$queue" || exit 1
 for script; do
-	if test "$jobs" -gt 1 && grep -q -x "# run-tests: long" "$script"; then
-		long="$long$script$nl"
-	else
-		short="$short$script$nl"
-	fi
+	grep -q -x "# run-tests: first" "$script" && printf '%s\n' "$script" >>"$queue"
 done
-IFS=$nl
-lane=
-if test -n "$long" && { test -n "$short" || test -n "$want_unit"; }; then
-	# a tally of its own: run_tap counts the lines of its lane's
-	(tally=$tally.long && : >"$tally" && set -- $long && unset IFS && run_scripts "$@") &
-	lane=$!
-	trap 'kill $lane 2>/dev/null; exit 130' INT
-	trap 'kill $lane 2>/dev/null; exit 143' TERM
-	set -- $short
-else
-	set -- $long $short
+for script; do
+	grep -q -x "# run-tests: first" "$script" || printf '%s\n' "$script" >>"$queue"
+done
+other=
+if test "$jobs" -gt 1 && test "$(wc -l <"$queue")" -ge 1; then
+	# a second lane, with a tally of its own: run_tap counts its lines
+	(tally=$tally.lane && : >"$tally" && lane) &
+	other=$!
+	trap 'kill $other 2>/dev/null; exit 130' INT
+	trap 'kill $other 2>/dev/null; exit 143' TERM
 fi
-unset IFS
 
 if test -n "$want_unit"; then
 	if test -x "$UNIT"; then
@@ -190,12 +193,10 @@ if test -n "$want_unit"; then
 		echo "0 0 1" >>"$tally"
 	fi
 fi
-
-run_scripts "$@"
-if test -n "$lane"; then
-	wait $lane
-	cat "$tally.long" >>"$tally"
-	rm -f "$tally.long"
+lane
+if test -n "$other"; then
+	wait $other
+	cat "$tally.lane" >>"$tally"
 fi
 
 # the failures again at the end, where a log's tail shows them

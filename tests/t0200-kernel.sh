@@ -1,64 +1,11 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
-# run-tests: long
-test_description 'kernel builds and boots: config, out-of-tree builds, the cache, libvirt VMs (local and over ssh), panics, hangs, crashes, hosts over SSH switched with kexec'
+# run-tests: first
+test_description 'kernel builds and boots: config, out-of-tree builds, the cache, libvirt VMs (local and over ssh), panics, hangs, crashes, flaky kernels, performance'
 
-# The demo history is big (the whole kernel source): it is made once per
-# machine and shared; every kbisect state of these tests lives in the trash.
-DEMO=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/linux
-# HOME is the trash directory here: keep ccache's objects where the next
-# run finds them
-CCACHE_DIR=${CCACHE_DIR:-${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/ccache}
-export CCACHE_DIR
-if ! test -r "${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" && ! test -d "$DEMO/.git"; then
-	test_skip_all 'no kernel source (apt-get install linux-source-6.1)'
-fi
-if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v bc >/dev/null; then
-	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
-fi
+. "$TEST_DIR/lib-kernel.sh"
 
-# Every kernel is built with the fragment of the libvirt target, so that
-# one build tree serves the build tests and the VMs.  TCG, unless a test
-# says otherwise: the KVM probe has a test of its own.
-KBISECT_ACCEL=tcg
-export KBISECT_ACCEL
-VM=$TEST_DIR/fixtures/vm-test.json
-if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null; then
-	test_set_prereq LIBVIRT
-fi
-
-# the VMs of the session of database $1 that are still there
-vms_left () {
-	virsh -c qemu:///system list --all --name | grep "^$(vm_prefix "$1")" || true
-}
-vm_prefix () {
-	sed -n 's/.*VM \(kbisect-[0-9a-f]*-[0-9]*-\).*/\1/p' "$1" | head -n 1
-}
-
-# commit_edit BASE FILE SED-SCRIPT SUBJECT: a commit (no ref) on top of BASE
-# with FILE edited; prints its id
-commit_edit () {
-	(
-		cd "$DEMO" &&
-		blob=$(git show "$1:$2" | sed "$3" | git hash-object -w --stdin) &&
-		idx="$TRASH_DIRECTORY/edit.index" &&
-		GIT_INDEX_FILE=$idx git read-tree "$1" &&
-		GIT_INDEX_FILE=$idx git update-index --cacheinfo "100644,$blob,$2" &&
-		tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
-		rm -f "$idx" &&
-		echo "$4" | GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
-			GIT_AUTHOR_DATE=@1700000000 GIT_COMMITTER_NAME=t \
-			GIT_COMMITTER_EMAIL=t@example.org GIT_COMMITTER_DATE=@1700000000 \
-			git commit-tree "$tree" -p "$1"
-	)
-}
-
-test_expect_success 'the demo history' '
-	sh "$TEST_DIR/kernel/demo-history.sh" "$DEMO" >out &&
-	test "$(git -C "$DEMO" rev-list --count demo-good..demo-bad)" -ge 20 &&
-	git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang demo-flaky \
-		demo-warn demo-flaky-tip >/dev/null
-'
+the_demo_history
 
 # In a kernel tree a benchmark goes to a machine that boots the commit's
 # kernel: the target configured, else the built-in machine vm.
@@ -214,9 +161,6 @@ test_expect_success 'a build killed from outside: an error, not kept as the comm
 	grep "^built $c" kill-b2.out
 '
 
-# In the guest: stop (exit 200) unless the booted kernel is the commit's,
-# then fail where the culprit's function is in the kernel.
-GUEST_TEST='c=$(echo "$KBISECT_COMMIT" | cut -c1-12); case "$(uname -r)" in *-kb$c) ;; *) echo "booted $(uname -r)"; exit 200 ;; esac; sleep 3; ! grep -q namei_create_throttle "$KBISECT_BUILD/System.map"'
 
 # On a pool of two VMs: two kernels at once.
 test_expect_success LIBVIRT 'bisect in a pool of two VMs: kill -9 during a VM run, resume destroys the VMs left behind' '
@@ -246,18 +190,12 @@ test_expect_success LIBVIRT 'bisect in a pool of two VMs: kill -9 during a VM ru
 	grep -q "^  \[machine 0\] .*booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" err1 err
 '
 
-test_expect_success LIBVIRT 'the bisection ends at the culprit; the broken commit is skipped with its error' '
+test_expect_success LIBVIRT 'the bisection ends at the culprit' '
 	cd "$TRASH_DIRECTORY" &&
-	slow=$(git -C "$DEMO" rev-parse demo-slow) && broken=$(git -C "$DEMO" rev-parse demo-broken) &&
+	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
 	"$KBISECT" report --json --db k.db >r.json &&
 	test "$(json_get r.json verdict)" = culprit &&
 	test "$(json_get r.json culprits[0].commit)" = $slow &&
-	json_list r.json steps .commit >commits &&
-	json_list r.json steps .decision >decisions &&
-	i=$(grep -n -x $broken commits | cut -d: -f1) && test -n "$i" &&
-	test "$(sed -n ${i}p decisions)" = skip &&
-	json_get r.json steps[$((i - 1))].build_error | grep DEMO_LIMIT_UNDEFINED &&
-	grep "DEMO_LIMIT_UNDEFINED" rep &&
 	test "$(json_get r.json accel)" = tcg &&
 	grep "target .*vm-test.json\|target libvirt" rep &&
 	grep "(TCG, no KVM)" rep &&
@@ -270,32 +208,6 @@ test_expect_success LIBVIRT 'every booted kernel said it was its commit' '
 	test "$(cat n)" -ge 3 &&
 	! grep "booted kernel" err
 '
-
-# end the session of k.db, if one is in progress
-end_session () {
-	"$KBISECT" reset --db k.db 2>/dev/null || true
-}
-
-# quoted_runs DB: the runs of DB whose output has the line of
-# quote-bench.want, one id a line (the end of each output is in the
-# database: the directories of finished runs are gone)
-quoted_runs () {
-	for id in $(sqlite3 -batch "$1" "SELECT id FROM runs"); do
-		sqlite3 -batch "$1" "SELECT output_tail FROM runs WHERE id = $id" |
-			grep -q -F -x -f "$TEST_DIR/fixtures/quote-bench.want" && echo $id
-	done
-	true
-}
-
-# the report of k.db's session in r.json (report exits with 3 without a culprit)
-report_json () {
-	"$KBISECT" report --json --db k.db >r.json || test $? = 3
-}
-
-# no VM of commit $1 (a tag of the demo history) is left
-no_vm_of () {
-	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
-}
 
 # kill -9 at chosen moments of a bisection in VMs: while a kernel builds,
 # while a VM boots, while the test runs in it, each a random bit later than
@@ -347,6 +259,8 @@ test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running
 	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
 	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-broken)" &&
 	test "$(json_get r.json steps[0].decision)" = skip &&
+	json_get r.json steps[0].build_error | grep DEMO_LIMIT_UNDEFINED &&
+	grep "DEMO_LIMIT_UNDEFINED" kill.out &&
 	# the runs and marks of this session only (the database keeps the earlier ones)
 	sq () { sqlite3 -batch k.db "$1 AND session = (SELECT max(id) FROM sessions) $2"; } &&
 	test "$(sq "SELECT count(*) FROM runs WHERE state = '\''started'\''")" = 0 &&
@@ -807,194 +721,6 @@ test_expect_success REMOTE 'the remote test host goes away' '
 	sshd_stop "$TRASH_DIRECTORY/sshd"
 '
 
-
-# The ssh target: a QEMU machine plays a bare-metal host (tests/kernel/
-# host-vm.sh): it boots a kernel built here with this machine's root over
-# 9p and runs sshd on a forwarded loopback port; kbisect switches it to
-# each kernel with a real kexec and power-cycles it by restarting QEMU.
-# Its kernels are built with configs/kernel/ssh.config, whose options are
-# those of libvirt.config: the build directory of k.db serves both.
-SSHHOST=yes
-for tool in qemu-system-x86_64 ssh-keygen kexec nc ip sshd; do
-	if ! command -v $tool >/dev/null && ! test -x /usr/sbin/$tool && ! test -x /sbin/$tool; then
-		SSHHOST=
-	fi
-done
-test -n "$SSHHOST" && test_set_prereq SSHHOST
-
-HOSTVM="$TEST_DIR/kernel/host-vm.sh"
-H=$TRASH_DIRECTORY/host
-# the host's work directory, with a blank, a quote and shell syntax in it:
-# every command that names it must quote it
-WORKDIR="/var/tmp/kb it's \$(touch /run/pwned); \"x\""
-
-# machine FILE [KEY: VALUE...]: the machine file of the test host
-machine () {
-	f=$1
-	shift
-	{
-		printf '{ "target": "ssh://root@127.0.0.1:%s", "key_file": "%s",\n' \
-			"$(cat "$H/port")" "$H/id"
-		printf '  "known_hosts": "%s", "boot_timeout": 45,\n' "$TRASH_DIRECTORY/known_hosts"
-		printf '  "workdir": "%s", "scratch_dev": "/dev/vda", "modules_dir": "/srv/lib/modules",\n' \
-			"$(printf '%s' "$WORKDIR" | sed 's/["\\]/\\&/g')"
-		printf '  "power_cycle": ["sh", "%s", "cycle", "%s"]' "$HOSTVM" "$H"
-		for kv in "$@"; do
-			printf ',\n  %s' "$kv"
-		done
-		printf ' }\n'
-	} >"$f"
-}
-
-test_expect_success SSHHOST 'the test host boots its installed kernel and runs sshd' '
-	"$KBISECT" build demo-good --target ssh://x --repo "$DEMO" --db k.db >b1 &&
-	art=$(sed -n "s/^artifacts //p" b1) &&
-	grep "^CONFIG_KEXEC=y" "$art/config" &&
-	# the build installed its modules beside the image
-	test -f "$art/modules/lib/modules/$(cat "$art/release")/kernel/lib/crc-itu-t.ko" &&
-	test -f "$art/modules/lib/modules/$(cat "$art/release")/modules.dep" &&
-	! test -L "$art/modules/lib/modules/$(cat "$art/release")/source" &&
-	sh "$HOSTVM" start "$H" "$(sed -n "s/^artifacts //p" b1)/bzImage" >port &&
-	machine m.json &&
-	test_wait_for "grep -q \"sshd started (0)\" \"$H/console.new\"" 2400
-'
-
-test_expect_success SSHHOST 'an unknown host key is refused, with what to do' '
-	test_expect_code 1 "$KBISECT" target m.json >out 2>err &&
-	grep "the host key is not known" err &&
-	grep -- "--accept-new-host-key" err &&
-	grep "$(ssh-keygen -lf "$H/host_key.pub" | cut -d" " -f2)" err &&
-	! test -e known_hosts &&
-	test_expect_code 1 "$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db \
-		--target m.json --command true 2>err &&
-	grep "the host key is not known" err &&
-	end_session
-'
-
-test_expect_success SSHHOST 'the key is accepted with --accept-new-host-key, and kept' '
-	"$KBISECT" target m.json --accept-new-host-key >out &&
-	grep "host key known" out &&
-	grep "kernel 6\.1\.[0-9]*-kb$(git -C "$DEMO" rev-parse --short=12 demo-good)" out &&
-	grep "kexec /" out &&
-	grep "^\[127.0.0.1\]:$(cat "$H/port") ssh-ed25519 " known_hosts &&
-	"$KBISECT" target m.json >out
-'
-
-test_expect_success SSHHOST 'a changed host key is refused, even with --accept-new-host-key' '
-	cp known_hosts known_hosts.good &&
-	ssh-keygen -q -t ed25519 -N "" -f other &&
-	sed "s|ssh-ed25519 [^ ]*|$(cut -d" " -f1-2 other.pub)|" known_hosts.good >known_hosts &&
-	test_expect_code 1 "$KBISECT" target m.json --accept-new-host-key 2>err &&
-	grep "THE HOST KEY HAS CHANGED" err &&
-	grep "ssh-keygen -R" err &&
-	# the file was left as it was
-	grep -F "$(cut -d" " -f2 other.pub)" known_hosts &&
-	cp known_hosts.good known_hosts
-'
-
-test_expect_success SSHHOST 'bisect over ssh: every kernel switched to with kexec, checked, tested' '
-	end_session &&
-	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
-	after=$(git -C "$DEMO" rev-list --reverse demo-slow..demo-bad | sed -n 2p) &&
-	"$KBISECT" start demo-slow~1 $after --repo "$DEMO" --db k.db --target m.json \
-		--command "$GUEST_TEST" >rep 2>err &&
-	"$KBISECT" report --json --db k.db >r.json &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = $slow &&
-	grep -c "switching 127.0.0.1 to 6\.1\.[0-9]*-kb[0-9a-f]\{12\} (kexec)" err >n &&
-	test "$(cat n)" -ge 1 &&
-	grep "127.0.0.1 is back on 6\.1\.[0-9]*-kb" err &&
-	grep "ssh://root@127.0.0.1" rep
-'
-
-test_expect_success SSHHOST 'the modules of each kernel are installed on the host with it' '
-	grep "modules of 6\.1\.[0-9]*-kb[0-9a-f]* installed in /srv/lib/modules" err &&
-	ssh -i "$H/id" -p "$(cat "$H/port")" -o UserKnownHostsFile="$TRASH_DIRECTORY/known_hosts" \
-		-o BatchMode=yes root@127.0.0.1 \
-		"modprobe -d /srv crc-itu-t && grep crc_itu_t /proc/modules && uname -r" >mod.out &&
-	grep "^crc_itu_t " mod.out &&
-	test -f "$H/modules/lib/modules/$(tail -n 1 mod.out)/.kbisect" &&
-	# those of earlier kernels went: the running one and at most one more
-	ls "$H/modules/lib/modules" >trees &&
-	test_line_count -le 2 trees &&
-	! grep kbisect-new trees
-'
-
-test_expect_success SSHHOST,SQLITE3 'commands on the host are quoted: arguments arrive as they are' '
-	"$KBISECT" compare demo-slow~1 demo-slow --repo "$DEMO" --db k.db -n 2 \
-		--target m.json --bench "$TEST_DIR/fixtures/quote-bench.json" --json \
-		>q.out 2>q.err || test $? = 3 &&
-	test "$(json_get q.out runs_total)" = 8 &&
-	quoted_runs k.db >quoted &&
-	test_line_count -ge 2 quoted &&
-	"$KBISECT" target m.json >out &&
-	# the work directory with its odd name was made, and nothing ran
-	ssh -i "$H/id" -p "$(cat "$H/port")" -o UserKnownHostsFile="$TRASH_DIRECTORY/known_hosts" \
-		-o BatchMode=yes root@127.0.0.1 "ls -d /var/tmp/kb*; test ! -e /run/pwned" >ls.out &&
-	grep -F "/var/tmp/kb it'"'"'s" ls.out
-'
-
-test_expect_success SSHHOST 'a host that hangs after the switch: power-cycled, switched again, then a skip' '
-	end_session &&
-	machine hang.json "\"power_cycle_tries\": 1" &&
-	"$KBISECT" start demo-bad demo-hang-tip --repo "$DEMO" --db k.db --target hang.json \
-		--command true >rep 2>err || test $? = 3 &&
-	test "$(grep -c "power-cycling 127.0.0.1" err)" = 2 &&
-	grep "did not come back in 45 s after the switch to 6\.1\.[0-9]*-kb[0-9a-f]*; trying once more" err &&
-	"$KBISECT" report --json --db k.db >r.json || test $? = 3 &&
-	hang=$(git -C "$DEMO" rev-parse demo-hang) &&
-	test "$(json_get r.json steps[0].commit)" = $hang &&
-	test "$(json_get r.json steps[0].decision)" = skip &&
-	json_get r.json steps[0].boot_error | grep "did not come back" &&
-	# the host runs its installed kernel again
-	"$KBISECT" target m.json >out &&
-	grep "kernel 6\.1\.[0-9]*-kb$(git -C "$DEMO" rev-parse --short=12 demo-good)" out
-'
-
-test_expect_success SSHHOST 'a host that never comes back is down: the session stops, nothing is marked' '
-	end_session &&
-	machine down.json "\"power_cycle_tries\": 1" &&
-	sed "s|\"cycle\"|\"hang\"|" down.json >down2.json &&
-	test_expect_code 1 "$KBISECT" start demo-bad demo-hang-tip --repo "$DEMO" --db k.db \
-		--target down2.json --command true >rep 2>err &&
-	grep "host 127.0.0.1 is down" err &&
-	grep "Nothing is marked" err &&
-	"$KBISECT" status --json --db k.db >st.json &&
-	test "$(json_get st.json tested)" = 0 &&
-	sh "$HOSTVM" cycle "$H" &&
-	test_wait_for "\"$KBISECT\" target m.json >/dev/null 2>&1" 2400
-'
-
-# A command that drops its own connection: it kills the sshd of its session
-# (the first time only, with "once").
-DROP='p=$$; while test "$(cat /proc/$p/comm)" != sshd; do p=$(awk "{ print \$4 }" /proc/$p/stat); done; kill -9 $p; sleep 5'
-
-test_expect_success SSHHOST 'the connection drops in the middle of a run: connected again, the run runs again' '
-	end_session &&
-	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --target m.json \
-		--command "if ! test -e dropped; then touch dropped; $DROP; fi; exit 0" >rep 2>err &&
-	grep "the connection to 127.0.0.1 dropped in run 1" err &&
-	grep "127.0.0.1 is still on the same boot: run 1 runs again" err &&
-	report_json &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
-	test "$(json_get r.json steps[0].decision)" = good
-'
-
-test_expect_success SSHHOST 'a host that keeps dropping the connection is down: nothing is marked' '
-	end_session &&
-	test_expect_code 1 "$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db \
-		--target m.json --command "$DROP" >rep 2>err &&
-	test "$(grep -c "the connection to 127.0.0.1 dropped in run 1" err)" = 3 &&
-	grep "host 127.0.0.1 is down: it dropped the connection in run 1 3 times" err &&
-	"$KBISECT" status --json --db k.db >st.json &&
-	test "$(json_get st.json tested)" = 0
-'
-
-test_expect_success SSHHOST 'the test host goes away' '
-	end_session &&
-	sh "$HOSTVM" stop "$H"
-'
 
 # A commit that changes a comment only (a word of it, no line moves) builds
 # the kernel of its parent, apart from its version strings.  A benchmark

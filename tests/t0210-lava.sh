@@ -1,6 +1,5 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
-# run-tests: long
 . "$TEST_DIR/lib-lava.sh"
 test_description 'kernels booted as jobs of a real LAVA lab (lava-server, its scheduler, a lava-worker with QEMU devices): target checks, a bisection with a job canceled and the server stopped, two jobs at once, panics and hangs skipped, the token nowhere'
 

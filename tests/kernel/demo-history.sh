@@ -22,6 +22,11 @@ set -eu
 tarball=${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 dir=$1
 
+# one maker at a time: a second one waits, then finds the history made
+mkdir -p "$(dirname "$dir")"
+exec 7>>"$dir.lock"
+flock 7
+
 commits=22
 if git -C "$dir" rev-parse -q --verify refs/tags/demo-flaky-tip >/dev/null 2>&1 &&
    [ "$(git -C "$dir" rev-list --count demo-bad..demo-flaky-tip)" = 3 ]; then

@@ -1,0 +1,93 @@
+# The setup and helpers of the tests that build and boot kernels of the
+# demo history (t0200, t0201); sourced after lib.sh.
+
+# The demo history is big (the whole kernel source): it is made once per
+# machine and shared; every kbisect state of these tests lives in the trash.
+DEMO=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/linux
+# HOME is the trash directory here: keep ccache's objects where the next
+# run finds them
+CCACHE_DIR=${CCACHE_DIR:-${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/ccache}
+export CCACHE_DIR
+if ! test -r "${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" && ! test -d "$DEMO/.git"; then
+	test_skip_all 'no kernel source (apt-get install linux-source-6.1)'
+fi
+if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v bc >/dev/null; then
+	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
+fi
+
+# Every kernel is built with the fragment of the libvirt target, so that
+# one build tree serves the build tests and the VMs.  TCG, unless a test
+# says otherwise: the KVM probe has a test of its own.
+KBISECT_ACCEL=tcg
+export KBISECT_ACCEL
+VM=$TEST_DIR/fixtures/vm-test.json
+if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null; then
+	test_set_prereq LIBVIRT
+fi
+
+# the VMs of the session of database $1 that are still there
+vms_left () {
+	virsh -c qemu:///system list --all --name | grep "^$(vm_prefix "$1")" || true
+}
+vm_prefix () {
+	sed -n 's/.*VM \(kbisect-[0-9a-f]*-[0-9]*-\).*/\1/p' "$1" | head -n 1
+}
+
+# commit_edit BASE FILE SED-SCRIPT SUBJECT: a commit (no ref) on top of BASE
+# with FILE edited; prints its id
+commit_edit () {
+	(
+		cd "$DEMO" &&
+		blob=$(git show "$1:$2" | sed "$3" | git hash-object -w --stdin) &&
+		idx="$TRASH_DIRECTORY/edit.index" &&
+		GIT_INDEX_FILE=$idx git read-tree "$1" &&
+		GIT_INDEX_FILE=$idx git update-index --cacheinfo "100644,$blob,$2" &&
+		tree=$(GIT_INDEX_FILE=$idx git write-tree) &&
+		rm -f "$idx" &&
+		echo "$4" | GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+			GIT_AUTHOR_DATE=@1700000000 GIT_COMMITTER_NAME=t \
+			GIT_COMMITTER_EMAIL=t@example.org GIT_COMMITTER_DATE=@1700000000 \
+			git commit-tree "$tree" -p "$1"
+	)
+}
+
+# In the guest: stop (exit 200) unless the booted kernel is the commit's,
+# then fail where the culprit's function is in the kernel.
+GUEST_TEST='c=$(echo "$KBISECT_COMMIT" | cut -c1-12); case "$(uname -r)" in *-kb$c) ;; *) echo "booted $(uname -r)"; exit 200 ;; esac; sleep 3; ! grep -q namei_create_throttle "$KBISECT_BUILD/System.map"'
+
+# end the session of k.db, if one is in progress
+end_session () {
+	"$KBISECT" reset --db k.db 2>/dev/null || true
+}
+
+# quoted_runs DB: the runs of DB whose output has the line of
+# quote-bench.want, one id a line (the end of each output is in the
+# database: the directories of finished runs are gone)
+quoted_runs () {
+	for id in $(sqlite3 -batch "$1" "SELECT id FROM runs"); do
+		sqlite3 -batch "$1" "SELECT output_tail FROM runs WHERE id = $id" |
+			grep -q -F -x -f "$TEST_DIR/fixtures/quote-bench.want" && echo $id
+	done
+	true
+}
+
+# the report of k.db's session in r.json (report exits with 3 without a culprit)
+report_json () {
+	"$KBISECT" report --json --db k.db >r.json || test $? = 3
+}
+
+# no VM of commit $1 (a tag of the demo history) is left
+no_vm_of () {
+	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
+}
+
+# the_demo_history: the test that makes it (once per machine; the other
+# scripts wait for the one that makes it)
+the_demo_history () {
+	test_expect_success 'the demo history' '
+		sh "$TEST_DIR/kernel/demo-history.sh" "$DEMO" >out &&
+		test "$(git -C "$DEMO" rev-list --count demo-good..demo-bad)" -ge 20 &&
+		git -C "$DEMO" rev-parse demo-slow demo-broken demo-panic demo-hang demo-flaky \
+			demo-warn demo-flaky-tip >/dev/null
+	'
+}
