@@ -219,6 +219,9 @@ fi
 git init -q "$TRASH_DIRECTORY" || { say "Bail out! git init failed"; exit 1; }
 HOME=$TRASH_DIRECTORY
 export HOME
+# and the files kbisect keeps under it: not where the caller's own
+# settings point
+unset XDG_CACHE_HOME XDG_CONFIG_HOME
 cd "$TRASH_DIRECTORY" || exit 1
 
 # ---- running tests -------------------------------------------------------

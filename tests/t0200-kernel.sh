@@ -1,7 +1,7 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
 # run-tests: first
-test_description 'kernel builds and boots: config, out-of-tree builds, the cache, libvirt VMs (local and over ssh), panics, hangs, crashes, flaky kernels, performance'
+test_description 'kernel builds and boots: config, out-of-tree builds, the cache, the cache, libvirt VMs: bisections, kill -9, libvirtd stopped, built-in benchmarks, the rebuild check, noise, KVM, building ahead, no-op culprits'
 
 . "$TEST_DIR/lib-kernel.sh"
 
@@ -268,102 +268,6 @@ test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running
 	test -z "$(sq "SELECT sha FROM marks WHERE 1" "GROUP BY sha HAVING count(*) != 1")" &&
 	test "$(sq "SELECT count(*) FROM marks WHERE 1")" -ge 4 &&
 	test -z "$(vms_left kill.err)"
-'
-
-test_expect_success LIBVIRT 'a kernel that panics at boot: a skip, its panic in the report, no VM left' '
-	end_session &&
-	test_expect_code 3 "$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db \
-		--target "$VM" --command true >rep 2>err &&
-	panic=$(git -C "$DEMO" rev-parse demo-panic) &&
-	report_json &&
-	test "$(json_get r.json verdict)" = inconclusive &&
-	test "$(json_get r.json steps[0].commit)" = $panic &&
-	test "$(json_get r.json steps[0].decision)" = skip &&
-	test "$(json_get r.json steps[0].source)" = boot &&
-	json_get r.json steps[0].boot_error | grep "Kernel panic.*demo: this kernel stops before init" &&
-	grep "the boot failed" rep &&
-	no_vm_of demo-panic
-'
-
-test_expect_success LIBVIRT 'bisecting a boot failure: --boot-failure bad names the panicking commit' '
-	end_session &&
-	"$KBISECT" start demo-bad demo-panic-tip --repo "$DEMO" --db k.db --target "$VM" \
-		--command true --boot-failure bad >rep 2>err &&
-	report_json &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-panic)" &&
-	no_vm_of demo-panic
-'
-
-# With --flaky, a kernel that dies at boot is a failed run (a crash is
-# what flaky bugs do), not a skip.  Without a signature the failure
-# bisected is how BAD's kernel first died.
-# demo-warn warns in about half of its boots, and so does demo-flaky
-# after it; panic_on_warn (the machine's cmdline) makes that a failure of
-# another kind: listed with its title, never counted, never a mark.
-# demo-flaky panics in about half of its boots, before the warning.  On a
-# pool of two VMs: two runs at once.
-test_expect_success LIBVIRT,SQLITE3 'flaky: a kernel that panics in half its boots, a warning on other commits another failure' '
-	end_session &&
-	sed "s/\"boot_timeout\"/\"cmdline\": \"panic_on_warn=1\", &/" "$VM" >vm-warn.json &&
-	"$KBISECT" start demo-bad demo-flaky-tip --repo "$DEMO" --db k.db \
-		--target "$PWD/vm-warn.json" --target "$PWD/vm-warn.json" --command true \
-		--flaky >rep 2>err &&
-	flaky=$(git -C "$DEMO" rev-parse demo-flaky) &&
-	report_json &&
-	test "$(json_get r.json mode)" = flaky &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = $flaky &&
-	test "$(json_get r.json culprits[0].checks.fails_itself)" = pass &&
-	test "$(json_get r.json culprits[0].checks.parent_clean)" = pass &&
-	test "$(json_get r.json culprits[0].checks.revert)" = pass &&
-	! grep "marking it skip" err &&
-	title="Kernel panic - not syncing: demo: this kernel panics in about half of its boots" &&
-	test "$(json_get r.json failure_title)" = "$title" &&
-	grep "^the failure bisected: $title\$" rep &&
-	grep "$(echo $flaky | cut -c1-12) failed: $title" err &&
-	# the runs that failed another way: warnings, of the commits that warn
-	last="session = (select max(id) from sessions) and state = '"'"'done'"'"'" &&
-	warns=$(git -C "$DEMO" rev-list demo-warn~1..demo-flaky | sed "s/.*/'"'"'&'"'"'/" |
-		paste -s -d, -) &&
-	other=$(sqlite3 k.db "select count(*) from runs where $last and value is null
-		and sha in ($warns)") &&
-	test "$other" -ge 1 &&
-	test "$(sqlite3 k.db "select count(*) from runs where $last and value is null")" = "$other" &&
-	json_list r.json warnings .kind >kinds && grep -x other-failure kinds &&
-	grep "^  other-failure: $other runs\? failed another way, not counted: WARNING: CPU: [0-9]* PID: [0-9]* at [^ ]*init/main.c:[0-9]* " rep &&
-	grep "failed another way, not counted: WARNING: CPU: [0-9]* PID: [0-9]* at [^ ]*init/main.c:[0-9]* " err &&
-	test "$(sqlite3 k.db "select count(*) from marks where
-		session = (select max(id) from sessions)")" = 0 &&
-	no_vm_of demo-flaky && no_vm_of demo-warn
-'
-
-test_expect_success LIBVIRT 'a kernel that hangs at boot: a skip after the boot timeout, no VM left' '
-	end_session &&
-	test_expect_code 3 "$KBISECT" start demo-bad demo-hang-tip --repo "$DEMO" --db k.db \
-		--target "$VM" --command true >rep 2>err &&
-	report_json &&
-	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-hang)" &&
-	test "$(json_get r.json steps[0].decision)" = skip &&
-	json_get r.json steps[0].boot_error |
-		grep "the guest hung at boot: no answer in 40 s" &&
-	no_vm_of demo-hang
-'
-
-test_expect_success LIBVIRT 'a guest that hangs in the benchmark: stopped at its timeout, a skip' '
-	end_session &&
-	cat >hang.json <<-\EOF &&
-	{"name": "hang", "command": "echo started; exec sleep 100000", "timeout": 5}
-	EOF
-	# two commits: the first is tested
-	test_expect_code 3 "$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" \
-		--db k.db --target "$VM" --bench "$TRASH_DIRECTORY/hang.json" >rep 2>err &&
-	report_json &&
-	test "$(json_get r.json steps[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow~1)" &&
-	test "$(json_get r.json steps[0].decision)" = skip &&
-	grep "the guest hung in run 1: no answer in 5 s" err &&
-	json_get r.json steps[0].boot_error | grep "the guest hung in run 1" &&
-	no_vm_of demo-slow~1
 '
 
 # ktest's manual bisection: marked by hand, kbisect builds the kernel to
@@ -650,77 +554,6 @@ test_expect_success LIBVIRT 'build ahead: the likely next kernels are built whil
 	done &&
 	test $hits -ge 1
 '
-
-# A remote libvirt: this machine's libvirtd, reached over SSH (qemu+ssh) on
-# a loopback port, so that kbisect takes it for another host - kernel, job
-# and scratch disk go to volumes of a storage pool, the serial ports are
-# read through the connection.
-if test_have_prereq LIBVIRT && test -x /usr/sbin/sshd && command -v ssh >/dev/null &&
-   command -v virt-ssh-helper >/dev/null; then
-	. "$TEST_DIR/lib-sshd.sh"
-	if sshd_start "$TRASH_DIRECTORY/sshd" >sshd.out 2>&1; then
-		test_set_prereq REMOTE
-	fi
-fi
-POOL=kbisect-test-$$
-REMOTE_URI="qemu+ssh://root@127.0.0.1:$SSHD_PORT/system?keyfile=$SSHD_KEY&no_verify=1"
-
-test_expect_success REMOTE 'a remote libvirt without the storage pool: a message that says what to do' '
-	end_session &&
-	printf "{ \"target\": \"libvirt:%s\", \"pool\": \"%s\", \"memory_mib\": 384,\n" \
-		"$REMOTE_URI" "$POOL" >remote.json &&
-	printf "  \"vcpus\": 1, \"scratch_mib\": 64, \"boot_timeout\": 40 }\n" >>remote.json &&
-	grep -F "qemu+ssh://root@127.0.0.1:$SSHD_PORT/system?keyfile=" remote.json &&
-	test_expect_code 1 "$KBISECT" start demo-slow~1 demo-slow --repo "$DEMO" --db k.db \
-		--target "$TRASH_DIRECTORY/remote.json" --command true >rep 2>err &&
-	grep "has no storage pool .$POOL." err &&
-	grep "pool-define-as $POOL dir" err &&
-	end_session
-'
-
-test_expect_success REMOTE,SQLITE3 'a remote libvirt: kernels, jobs and disks go to volumes, consoles come back' '
-	mkdir -p pool &&
-	virsh -c qemu:///system pool-create-as "$POOL" dir --target "$TRASH_DIRECTORY/pool" &&
-	"$KBISECT" compare demo-slow~1 demo-slow --repo "$DEMO" --db k.db -n 2 \
-		--target "$TRASH_DIRECTORY/remote.json" --bench "$TEST_DIR/fixtures/quote-bench.json" \
-		--json >remote.out 2>remote.err || test $? = 3 &&
-	test "$(json_get remote.out runs_total)" = 8 &&
-	test "$(json_get remote.out accel)" = tcg &&
-	grep -c "booted 6\.1\.[0-9]*-kb[0-9a-f]\{12\} in" remote.err >n &&
-	test "$(cat n)" = 4 &&
-	# the argument came through as it is, not run by a shell
-	quoted_runs k.db >quoted &&
-	test_line_count -ge 4 quoted &&
-	# the console of every boot came back through the connection
-	for log in $(sed -n "s/.*VM \(kbisect-[^ ]*\) booted.*/\1/p" remote.err); do
-		grep "reboot: Restarting system" k.db.d/logs/console-$log.log || exit 1
-	done &&
-	# no VM and no volume left
-	test -z "$(vms_left remote.err)" &&
-	test -z "$(virsh -c qemu:///system vol-list "$POOL" | grep kbisect)"
-'
-
-test_expect_success REMOTE 'a remote VM left behind by kill -9: its VM and volumes go at the next start' '
-	end_session &&
-	"$KBISECT" start demo-slow~2 demo-slow --repo "$DEMO" --db k.db --no-run \
-		--target "$TRASH_DIRECTORY/remote.json" --command "sleep 600" 2>/dev/null &&
-	{ "$KBISECT" resume --db k.db >rep1 2>err1 & pid=$!; } &&
-	test_wait_for "grep -q RUN-BEGIN k.db.d/vm/*/data.log 2>/dev/null && grep -q \" booted \" err1" 6000 &&
-	kill -9 $pid && { wait $pid || true; } &&
-	left=$(vms_left err1) && test -n "$left" &&
-	virsh -c qemu:///system vol-list "$POOL" | grep "$left\.kernel" &&
-	"$KBISECT" reset --db k.db 2>err &&
-	grep "destroying VM $left" err &&
-	grep "deleting volume $left.scratch" err &&
-	test -z "$(vms_left err1)" &&
-	test -z "$(virsh -c qemu:///system vol-list "$POOL" | grep kbisect)"
-'
-
-test_expect_success REMOTE 'the remote test host goes away' '
-	virsh -c qemu:///system pool-destroy "$POOL" &&
-	sshd_stop "$TRASH_DIRECTORY/sshd"
-'
-
 
 # A commit that changes a comment only (a word of it, no line moves) builds
 # the kernel of its parent, apart from its version strings.  A benchmark
