@@ -162,12 +162,17 @@ test_expect_success 'a build killed from outside: an error, not kept as the comm
 '
 
 
+# The bisections in VMs take six commits of the demo history: from three
+# before demo-broken to the one after demo-slow.
+AFTER_SLOW=$(git -C "$DEMO" rev-list --reverse demo-slow..demo-bad 2>/dev/null | head -n 1)
+
 # On a pool of two VMs: two kernels at once.
 test_expect_success LIBVIRT 'bisect in a pool of two VMs: kill -9 during a VM run, resume destroys the VMs left behind' '
 	cd "$DEMO" &&
 	broken=$(git rev-parse demo-broken) &&
 	# the broken commit is the middle of the range: the first one tested
-	"$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" --no-run \
+	# on one machine (a pool of two splits the range in three)
+	"$KBISECT" start demo-broken~3 $AFTER_SLOW --db "$TRASH_DIRECTORY/k.db" --no-run \
 		--target "$VM" --target "$VM" --command "$GUEST_TEST" 2>"$TRASH_DIRECTORY/first" &&
 	grep "first commit to test: $broken" "$TRASH_DIRECTORY/first" &&
 	cd "$TRASH_DIRECTORY" &&
@@ -229,10 +234,10 @@ phase_now () {
 test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running, resume each time: the same culprit, each run once' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	rm -rf k.db.cache && : >phases &&
-	(cd "$DEMO" && "$KBISECT" start demo-good demo-bad --db "$TRASH_DIRECTORY/k.db" \
+	(cd "$DEMO" && "$KBISECT" start demo-broken~3 $AFTER_SLOW --db "$TRASH_DIRECTORY/k.db" \
 		--no-run --target "$VM" --command "$GUEST_TEST" 2>/dev/null) &&
 	i=0 && done= &&
-	while test $i -lt 9 && test -z "$done"; do
+	while test $i -lt 6 && test -z "$done"; do
 		case $((i % 3)) in 0) want=build ;; 1) want=boot ;; 2) want=run ;; esac
 		{ "$KBISECT" resume --db k.db >>kill.out 2>>kill.err & pid=$!; } &&
 		while kill -0 $pid 2>/dev/null && test "$(phase_now)" != $want; do
@@ -427,11 +432,11 @@ test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64
 
 # A primary metric that is noise alone (a random number in each run's
 # output), a secondary one that demo-slow moves: no "no regression" on
-# the noise, but the size it could not see and the metric that moved;
-# bisected on that metric with --metric, the culprit.
-test_expect_success LIBVIRT 'too noisy to tell: inconclusive, the size it could see, the secondary metric that moved; --metric on it names the culprit' '
+# the noise, but the size it could not see and the metric that moved.
+# (The bisection on that metric with --metric is t0105's, on this machine:
+# it is the same in a VM.)
+test_expect_success LIBVIRT 'too noisy to tell: inconclusive, the size it could see, the secondary metric that moved' '
 	cd "$TRASH_DIRECTORY" && end_session &&
-	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
 	nb="$TEST_DIR/fixtures/noisy-create.json" &&
 	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
 		--target "$VM" --bench "$nb" --scale 0.1 --rebuild-check off \
@@ -448,23 +453,12 @@ test_expect_success LIBVIRT 'too noisy to tell: inconclusive, the size it could 
 	grep "^  kbisect start $(git -C "$DEMO" rev-parse --short=12 demo-slow~1) $(git -C "$DEMO" rev-parse --short=12 demo-slow) --bench .*/fixtures/noisy-create.json --target .*/fixtures/vm-test.json --scale 0.1 --rebuild-check off --seed [0-9]*  # GOOD .demo-slow~1., BAD demo-slow\$" nz.txt &&
 	! grep "^#regzbot" nz.txt &&
 	test -z "$(vms_left nz.err)" &&
-	end_session &&
-	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
-		--target "$VM" --bench "$nb" --metric create_clat_mean --scale 0.1 \
-		--rebuild-check off >"$TRASH_DIRECTORY/nz2.out" 2>"$TRASH_DIRECTORY/nz2.err") ||
-	  test $? = 3; } &&
-	report_json &&
-	test "$(json_get r.json verdict)" = culprit &&
-	test "$(json_get r.json culprits[0].commit)" = $slow &&
-	test "$(json_get r.json metrics[0].name)" = noise &&
-	"$KBISECT" report --db k.db >nz2.txt &&
-	grep "^  kbisect start [0-9a-f]\{12\} [0-9a-f]\{12\} --bench .*/fixtures/noisy-create.json --metric create_clat_mean --target .*/fixtures/vm-test.json --scale 0.1 --rebuild-check off --seed [0-9]*  # GOOD .demo-slow~1., BAD demo-slow\$" nz2.txt &&
-	test -z "$(vms_left nz2.err)"
+	end_session
 '
 
 # A performance bisection in VMs while the machine is made slower for a
 # stretch of time: a CPU hog on the host (every processor busy), started
-# during calibration and stopped a few minutes later.  The culprit named
+# during calibration and stopped 90 s later.  The culprit named
 # must be demo-slow, or none; never another commit.  The secondary metrics
 # of the benchmark are in the report.
 hog_start () {
@@ -489,7 +483,7 @@ test_expect_success LIBVIRT 'a machine slower for a stretch of the bisection: de
 		--target "$VM" --bench demo-create \
 		>"$TRASH_DIRECTORY/hog.out" 2>"$TRASH_DIRECTORY/hog.err") & pid=$!; } &&
 	test_wait_for "grep -q \"calibrate: BAD, boot 2\" hog.err" 12000 &&
-	hog_start && sleep 150 && hog_stop &&
+	hog_start && sleep 90 && hog_stop &&
 	{ wait $pid || test $? = 3; } &&
 	report_json &&
 	verdict=$(json_get r.json verdict) &&
