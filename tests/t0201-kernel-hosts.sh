@@ -360,4 +360,24 @@ test_expect_success REMOTE 'the remote test host goes away' '
 	sshd_stop "$TRASH_DIRECTORY/sshd"
 '
 
+# Kernels built while another is tested (last here: it empties the cache).
+test_expect_success LIBVIRT 'build ahead: the likely next kernels are built while one is tested' '
+	end_session &&
+	# an empty cache; the build directory stays, so builds are incremental
+	rm -rf k.db.cache &&
+	"$KBISECT" start demo-slow~1 demo-bad --repo "$DEMO" --db k.db --target "$VM" \
+		--command "$GUEST_TEST" --build-ahead on >rep 2>err &&
+	"$KBISECT" report --json --db k.db >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = "$(git -C "$DEMO" rev-parse demo-slow)" &&
+	grep "building ahead: " err &&
+	ahead=$(sed -n "s/.*built \([0-9a-f]\{12\}\) ahead.*/\1/p" err) &&
+	test -n "$ahead" &&
+	hits=0 &&
+	for a in $ahead; do
+		if grep "found $a as .* in the cache" err; then hits=$((hits + 1)); fi
+	done &&
+	test $hits -ge 1
+'
+
 test_done
