@@ -25,6 +25,13 @@ if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null;
 	test_set_prereq LIBVIRT
 fi
 
+# libvirtd is the machine's: the tests that boot VMs share it, those that
+# stop it or take /dev/kvm away have it alone (tests/lib.sh)
+test_lock_with LIBVIRT shared libvirtd
+test_lock_with REMOTE shared libvirtd
+test_lock_with RESTART_LIBVIRTD exclusive libvirtd
+test_lock_with KVMNODE exclusive libvirtd
+
 # the VMs of the session of database $1 that are still there
 vms_left () {
 	virsh -c qemu:///system list --all --name | grep "^$(vm_prefix "$1")" || true

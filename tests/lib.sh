@@ -265,8 +265,49 @@ test_watchdog_ () {
 }
 test_script_pid_=$$
 
+# test_lock_with PREREQ shared|exclusive NAME: a test with PREREQ holds
+# the machine-wide lock NAME while it runs - shared by the tests that use
+# something of the machine (libvirtd), exclusive by those that take it
+# away (stop it, or make it unusable), so that the scripts of the other
+# lane of tests/run-tests.sh never see it gone in the middle of a test
+test_locks_=
+test_lock_with () {
+	test_locks_="$test_locks_ $1:$2:$3"
+}
+# test_lock_ PREREQS: take the strongest lock the prereqs ask for (fd 5)
+test_lock_=
+test_lock_ () {
+	test_lock_mode_=
+	for test_l_ in $test_locks_; do
+		case ",$1," in
+		*",${test_l_%%:*},"*)
+			test_l_=${test_l_#*:}
+			test_lock_name_=${test_l_#*:}
+			test "$test_lock_mode_" = exclusive || test_lock_mode_=${test_l_%%:*}
+			;;
+		esac
+	done
+	test -n "$test_lock_mode_" && command -v flock >/dev/null || return 0
+	exec 5>>"${TMPDIR:-/var/tmp}/kbisect-test-$test_lock_name_.lock" || return 0
+	if test "$test_lock_mode_" = exclusive; then
+		flock -x 5
+	else
+		flock -s 5
+	fi
+	test_lock_=t
+}
+test_unlock_ () {
+	test -n "$test_lock_" || return 0
+	# the open file of the lock, not this descriptor: a daemon the test
+	# started may hold a copy of it
+	flock -u 5
+	exec 5>&-
+	test_lock_=
+}
+
 test_run_ () {
 	test_cleanup_=
+	test_lock_ "$test_prereq_"
 	if test -n "$verbose"; then
 		say "# expecting ${test_expecting_}:"
 		printf '%s\n' "$1" | say_comment_
@@ -296,6 +337,7 @@ test_run_ () {
 		test "$test_status_" != 0 || test_status_=124
 	fi
 	rm -f "$test_out_.timedout" "$test_out_.watchdog"
+	test_unlock_
 	test_took_=$(($(date +%s) - test_start_))
 	cd "$TRASH_DIRECTORY" || exit 1
 	if test -n "$verbose"; then
