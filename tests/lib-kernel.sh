@@ -83,9 +83,15 @@ report_json () {
 	"$KBISECT" report --json --db k.db >r.json || test $? = 3
 }
 
-# no VM of commit $1 (a tag of the demo history) is left
+# no VM of commit $1 (a tag of the demo history) is left: of this script's
+# kbisect (its files are under the trash directory), not the other lane's
 no_vm_of () {
-	! virsh -c qemu:///system list --all --name | grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"
+	for no_vm_ in $(virsh -c qemu:///system list --all --name |
+			grep "kbisect-.*-$(git -C "$DEMO" rev-parse --short=12 "$1")-b"); do
+		virsh -c qemu:///system dumpxml "$no_vm_" 2>/dev/null |
+			grep -q -F "$TRASH_DIRECTORY/" && return 1
+	done
+	return 0
 }
 
 # the_demo_history: the test that makes it (once per machine; the other
