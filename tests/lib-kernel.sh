@@ -25,6 +25,12 @@ if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null;
 	test_set_prereq LIBVIRT
 fi
 
+# The longest bisections in VMs (the rebuild check, too-noisy, the CPU
+# hog, the flaky kernel, building ahead: 5 to 15 minutes each here) run
+# with KBISECT_TEST_LONG=1, so that the whole test run stays well within
+# its time limit; README gives what each costs.
+test "${KBISECT_TEST_LONG:-0}" = 1 && test_set_prereq LONG
+
 # libvirtd is the machine's: the tests that boot VMs share it, those that
 # stop it or take /dev/kvm away have it alone (tests/lib.sh)
 test_lock_with LIBVIRT shared libvirtd

@@ -386,7 +386,7 @@ done
 # others') and measures them in pairs: the delay in the create path is no
 # layout effect, so the step stays.  The report gives it and its cost, and
 # the log the variants.
-test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays' '
+test_expect_success LIBVIRT,LONG 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
 	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
@@ -436,7 +436,7 @@ test_expect_success LIBVIRT 'the rebuild check: culprit and parent built with 64
 # the noise, but the size it could not see and the metric that moved.
 # (The bisection on that metric with --metric is t0105's, on this machine:
 # it is the same in a VM.)
-test_expect_success LIBVIRT 'too noisy to tell: inconclusive, the size it could see, the secondary metric that moved' '
+test_expect_success LIBVIRT,LONG 'too noisy to tell: inconclusive, the size it could see, the secondary metric that moved' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	nb="$TEST_DIR/fixtures/noisy-create.json" &&
 	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
@@ -475,7 +475,7 @@ hog_stop () {
 	return 0
 }
 
-test_expect_success LIBVIRT 'a machine slower for a stretch of the bisection: demo-slow or no culprit, never another' '
+test_expect_success LIBVIRT,LONG 'a machine slower for a stretch of the bisection: demo-slow or no culprit, never another' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
 	bad=$(git -C "$DEMO" rev-list --reverse --ancestry-path demo-slow..demo-bad | sed -n 2p) &&

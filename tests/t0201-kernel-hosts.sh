@@ -227,7 +227,7 @@ test_expect_success LIBVIRT 'bisecting a boot failure: --boot-failure bad names 
 # another kind: listed with its title, never counted, never a mark.
 # demo-flaky panics in about half of its boots, before the warning.  On a
 # pool of two VMs: two runs at once.
-test_expect_success LIBVIRT,SQLITE3 'flaky: a kernel that panics in half its boots, a warning on other commits another failure' '
+test_expect_success LIBVIRT,SQLITE3,LONG 'flaky: a kernel that panics in half its boots, a warning on other commits another failure' '
 	end_session &&
 	sed "s/\"boot_timeout\"/\"cmdline\": \"panic_on_warn=1\", &/" "$VM" >vm-warn.json &&
 	"$KBISECT" start demo-bad demo-flaky-tip --repo "$DEMO" --db k.db \
@@ -361,7 +361,7 @@ test_expect_success REMOTE 'the remote test host goes away' '
 '
 
 # Kernels built while another is tested (last here: it empties the cache).
-test_expect_success LIBVIRT 'build ahead: the likely next kernels are built while one is tested' '
+test_expect_success LIBVIRT,LONG 'build ahead: the likely next kernels are built while one is tested' '
 	end_session &&
 	# an empty cache; the build directory stays, so builds are incremental
 	rm -rf k.db.cache &&
