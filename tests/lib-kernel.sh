@@ -1,19 +1,7 @@
 # The setup and helpers of the tests that build and boot kernels of the
 # demo history (t0200, t0201); sourced after lib.sh.
 
-# The demo history is big (the whole kernel source): it is made once per
-# machine and shared; every kbisect state of these tests lives in the trash.
-DEMO=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/linux
-# HOME is the trash directory here: keep ccache's objects where the next
-# run finds them
-CCACHE_DIR=${CCACHE_DIR:-${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/ccache}
-export CCACHE_DIR
-if ! test -r "${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" && ! test -d "$DEMO/.git"; then
-	test_skip_all 'no kernel source (apt-get install linux-source-6.1)'
-fi
-if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v bc >/dev/null; then
-	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
-fi
+. "$TEST_DIR/lib-demo.sh"
 
 # Every kernel is built with the fragment of the libvirt target, so that
 # one build tree serves the build tests and the VMs.  TCG, unless a test
@@ -26,7 +14,7 @@ if virsh -c qemu:///system version >/dev/null 2>&1 && command -v fio >/dev/null;
 fi
 
 # The longest bisections in VMs (the rebuild check, too-noisy, the CPU
-# hog, the flaky kernel, building ahead: 5 to 15 minutes each here) run
+# hog, the flaky kernel, building ahead: 5 to 20 minutes each here) run
 # with KBISECT_TEST_LONG=1, so that the whole test run stays well within
 # its time limit; README gives what each costs.
 test "${KBISECT_TEST_LONG:-0}" = 1 && test_set_prereq LONG

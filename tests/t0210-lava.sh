@@ -5,15 +5,7 @@ test_description 'kernels booted as jobs of a real LAVA lab (lava-server, its sc
 
 # The demo history and the compiler's cache are t0200's (the same kernel
 # options: LAVA's qemu devices boot what libvirt's VMs boot).
-DEMO=${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/linux
-CCACHE_DIR=${CCACHE_DIR:-${KBISECT_DEMO_DIR:-/var/tmp/kbisect-demo}/ccache}
-export CCACHE_DIR
-if ! test -r "${KBISECT_LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}" && ! test -d "$DEMO/.git"; then
-	test_skip_all 'no kernel source (apt-get install linux-source-6.1)'
-fi
-if ! command -v flex >/dev/null || ! command -v bison >/dev/null || ! command -v bc >/dev/null; then
-	test_skip_all 'no kernel build tools (flex, bison, bc: tests/install-deps.sh)'
-fi
+. "$TEST_DIR/lib-demo.sh"
 # A lab, its jobs and a cold kernel build cost about 15 minutes on a
 # machine of its own: run where asked for (README, Boards in a LAVA lab)
 if test "${KBISECT_TEST_LAVA:-}" != 1; then
