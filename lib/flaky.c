@@ -22,6 +22,7 @@ void kb_flaky_params_default(struct kb_flaky_params *p)
 	p->q_b = 0.5;
 	p->e_a = 1;
 	p->e_b = 99;
+	p->solid = 0.5;
 }
 
 int kb_flaky_bad_runs(double rate)
@@ -109,15 +110,41 @@ static double log_marginal(double a, double b, double f, double n, double lo)
 	return l;
 }
 
+/* The same with weight 'w' on a failure that shows in every run (and
+ * 1 - w on the rate of Beta(a, b) cut to [lo, 1]). */
+static double log_marginal_q(double w, double a, double b, double f, double n, double lo)
+{
+	double l = log_marginal(a, b, f, n, lo);
+
+	if (!(w > 0))
+		return l;
+	if (f < n)
+		return log1p(-w) + l;
+	return log(w + (1 - w) * exp(l));
+}
+
+/* The weight of a failure that shows in every run after 'f' failures in
+ * 'n' runs, from 'w' before them. */
+static double solid_post(double w, double a, double b, double f, double n, double lo)
+{
+	double m;
+
+	if (!(w > 0) || f < n)
+		return 0;
+	m = exp(log_marginal(a, b, f, n, lo));
+	return w / (w + (1 - w) * m);
+}
+
 /* The log of the runs' likelihood were 'k' the culprit, both rates
- * integrated out: the rate from the culprit on is no less than
+ * integrated out: the failure, once in, shows in every run (a test that
+ * always fails; prior weight 'solid') or at a rate no less than
  * 'min_rate' (a culprit whose commits fail less often than that is not
  * looked for, and would pass for the false alarms). */
 static double log_like(const struct kb_flaky_params *p, const struct tally *t, size_t k)
 {
 	double n1 = t->n1[k], f1 = t->f1[k], n0 = t->n - n1, f0 = t->f - f1;
 
-	return log_marginal(p->q_a, p->q_b, f1, n1, p->min_rate) +
+	return log_marginal_q(p->solid, p->q_a, p->q_b, f1, n1, p->min_rate) +
 	       log_marginal(p->e_a, p->e_b, f0, n0, 0);
 }
 
@@ -252,11 +279,13 @@ static long best_probe(const struct kb_flaky_in *in, const struct tally *t, cons
 	long best = -1;
 
 	for (i = 0; i < n; i++) {
-		double n1 = t->n1[i], f1 = t->f1[i];
+		double n1 = t->n1[i], f1 = t->f1[i], ws;
 
 		plogp[i] = post[i] > 0 ? post[i] * log(post[i]) : 0;
 		stot += plogp[i];
-		mq[i] = post[i] * cut_mean(p->q_a + f1, p->q_b + n1 - f1, p->min_rate);
+		ws = solid_post(p->solid, p->q_a, p->q_b, f1, n1, p->min_rate);
+		mq[i] = post[i] * (ws + (1 - ws) * cut_mean(p->q_a + f1, p->q_b + n1 - f1,
+							      p->min_rate));
 		me[i] = post[i] * (p->e_a + t->f - f1) / (p->e_a + p->e_b + t->n - n1);
 		etot += me[i];
 	}
@@ -356,11 +385,14 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 	const struct kb_flaky_params *p = &in->p;
 	size_t n, i;
 	struct tally t;
-	double *post, qa, qb, ea, eb, conf = p->confidence, vqa, vqb;
-	/* each check at a fifth of the posterior's risk: a few failures in a
-	 * row make the rate look higher than it is, and passes tell more
-	 * than they do (0.95 there let 1% of flaky bisections through) */
-	double check = 1 - (1 - conf) / 5;
+	double *post, qa, qb, ea, eb, conf = p->confidence, vqa, vqb, vcheck;
+	/* a check that a commit is clean at a fifth of the posterior's risk
+	 * unless the failure is seen to show in most runs: with few failures,
+	 * or a low rate, a few failures in a row make the rate look higher
+	 * than it is and passes tell more than they do (the confidence there
+	 * let 1-2% of flaky bisections through); and a check is failed at
+	 * that risk alone */
+	double strict = 1 - (1 - conf) / 5;
 	int bad_runs, bad_fails, good_runs, good_fails, cap = kb_flaky_bad_runs(p->min_rate);
 	int ccap;
 	int ret;
@@ -368,7 +400,7 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 
 	if ((ret = check_input(in)) < 0)
 		return ret;
-	ccap = 3 * (int)ceil(log(1 - check) / log1p(-p->min_rate));
+	ccap = 3 * (int)ceil(log(1 - strict) / log1p(-p->min_rate));
 	memset(out, 0, sizeof(*out));
 	out->best = -1;
 	out->culprit_check = out->parent_check = out->revert_check = "n/a";
@@ -450,6 +482,10 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 		count_of(in, best, &r, &f);
 		vqa = p->q_a + bad_fails + (best != (long)in->bad ? f : 0);
 		vqb = p->q_b + (bad_runs - bad_fails) + (best != (long)in->bad ? r - f : 0);
+		/* at the confidence where the failure shows in most runs (a
+		 * test that always fails is checked in a few), at 'strict'
+		 * where that is not yet seen */
+		vcheck = kb_beta_quantile(0.1, vqa, vqb) >= 0.6 ? conf : strict;
 	}
 	/* the culprit fails itself, often enough to be seen as holding the
 	 * bug on its own runs (a false alarm is not enough) */
@@ -473,7 +509,7 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 		}
 		pc = clean_prob(r, f, p->q_a + bad_fails, p->q_b + bad_runs - bad_fails,
 				0, ea, eb);
-		if (1 - pc < check) {
+		if (1 - pc < conf) {
 			if (r >= ccap && !f) {
 				out->culprit_check = "fail";
 				done(out, "inconclusive", "the likely culprit did not fail in %d "
@@ -514,8 +550,8 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 				     other_of(in, par));
 				goto out;
 			}
-			pc = clean_prob(r, f, vqa, vqb, 0, ea - f, eb - (r - f));
-			if (pc >= check)
+			pc = clean_prob(r, f, vqa, vqb, p->min_rate, ea - f, eb - (r - f));
+			if (pc >= vcheck)
 				continue;
 			if (bad_runs <= r && bad_runs < ccap) {
 				say(out, KB_FLAKY_RUN, (long)in->bad, "bad", "verify: BAD again, "
@@ -546,16 +582,16 @@ int kb_flaky_decide(const struct kb_flaky_in *in, struct kb_flaky_out *out)
 		/* like a revert that does not apply: no check */
 		out->revert_check = "n/a";
 	} else if (in->revert_made) {
-		double pc = clean_prob(in->revert_runs, in->revert_fails, vqa, vqb, 0,
+		double pc = clean_prob(in->revert_runs, in->revert_fails, vqa, vqb, p->min_rate,
 				       ea, eb);
 
-		if (pc < check) {
+		if (pc < vcheck) {
 			if (bad_runs <= in->revert_runs && bad_runs < ccap &&
-			    !(1 - pc >= conf)) {
+			    !(1 - pc >= strict)) {
 				say(out, KB_FLAKY_RUN, (long)in->bad, "bad", "verify: BAD again, "
 				    "for the rate the checks go by (%d of %d runs failed)",
 				    bad_fails, bad_runs);
-			} else if (in->revert_runs >= ccap || 1 - pc >= conf) {
+			} else if (in->revert_runs >= ccap || 1 - pc >= strict) {
 				out->revert_check = "fail";
 				done(out, "inconclusive", "reverting the likely culprit does not "
 				     "stop the failure (%d of %d runs failed)", in->revert_fails,

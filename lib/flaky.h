@@ -56,6 +56,9 @@ struct kb_flaky_params {
 			     * (Jeffreys': tests that fail always and those that
 			     * fail rarely alike), cut at min_rate */
 	double e_a, e_b;    /* and of the false-alarm rate: 1, 99 */
+	double solid;       /* the prior weight of a failure that, once in,
+			     * shows in every run (the Beta prior has the rest):
+			     * 0.5 */
 	double build_cost;  /* what a commit not run yet costs beside a run,
 			     * in runs (its build and first boot): 0 */
 };

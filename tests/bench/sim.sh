@@ -11,7 +11,8 @@
 # a substring selects scenarios (e.g. "boot spread", "slower", "layout").
 # Then flaky failures (pass/fail tests that fail only some of the time):
 # kbisect's --flaky beside a plain bisection and ktest's BISECT_TRIES=5;
-# "flaky" runs only those.
+# "flaky" runs only those.  SIM_SEED=N draws other histories and runs
+# than the tables of the README (seeds N+1 on).
 #
 #   sh tests/bench/sim.sh [TRIALS] [SCENARIO-SUBSTRING]
 set -e

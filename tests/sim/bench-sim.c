@@ -133,6 +133,9 @@ static const struct sim_flaky flaky[] = {
 	{ "flaky: never fails (no regression)", 200, 0, 0 },
 };
 
+/* SIM_SEED=N: other histories and runs than the tables of the README */
+static uint64_t seed_base;
+
 static int wanted(int argc, char **argv, const char *name)
 {
 	return argc <= 2 || strstr(name, argv[2]);
@@ -161,9 +164,9 @@ static void flaky_table(int trials, int argc, char **argv)
 				struct sim_flaky_result r;
 
 				if (!k)
-					sim_flaky_trial(&flaky[s], (uint64_t)t, &r);
+					sim_flaky_trial(&flaky[s], (uint64_t)t + seed_base, &r);
 				else
-					sim_flaky_tries(&flaky[s], (uint64_t)t, tries[k], &r);
+					sim_flaky_tries(&flaky[s], (uint64_t)t + seed_base, tries[k], &r);
 				acc[k][0] += flaky[s].rate > 0 ? r.exact : r.noreg;
 				acc[k][1] += r.wrong;
 				acc[k][2] += r.runs;
@@ -222,7 +225,7 @@ static void detect_table(int trials, int nw, int argc, char **argv)
 			struct sim_result r;
 			double x;
 
-			sim_trial(sc, (uint64_t)t + 1, &r);
+			sim_trial(sc, (uint64_t)t + 1 + seed_base, &r);
 			x = stated_size(r.reason);
 			runs += r.runs;
 			if (!strcmp(r.verdict, "no-regression")) {
@@ -275,6 +278,8 @@ int main(int argc, char **argv)
 	int trials = argc > 1 ? atoi(argv[1]) : 100, nw = name_width(argc, argv);
 	size_t s;
 
+	if (getenv("SIM_SEED"))
+		seed_base = strtoull(getenv("SIM_SEED"), NULL, 10);
 	for (s = 0; s < sizeof(scenarios) / sizeof(scenarios[0]); s++)
 		if (wanted(argc, argv, scenarios[s].name))
 			break;
@@ -298,7 +303,7 @@ int main(int argc, char **argv)
 		for (t = 0; t < trials; t++) {
 			struct sim_result r;
 
-			sim_trial(sc, (uint64_t)t + 1, &r);
+			sim_trial(sc, (uint64_t)t + 1 + seed_base, &r);
 			ok += r.verdict_ok;
 			all += r.all_found;
 			wrong += r.wrong_confident;
@@ -315,11 +320,11 @@ int main(int argc, char **argv)
 			}
 			warned += sc->model == NOISE_WARMUP ? r.warmup_warned :
 				  sc->neffects > 1 ? r.partial_or_multiple : 0;
-			sim_naive(sc, (uint64_t)t + 1, 1, &r);
+			sim_naive(sc, (uint64_t)t + 1 + seed_base, 1, &r);
 			n1[0] += r.verdict_ok;
 			n1[1] += r.wrong_confident;
 			n1[2] += r.runs;
-			sim_naive(sc, (uint64_t)t + 1, 5, &r);
+			sim_naive(sc, (uint64_t)t + 1 + seed_base, 5, &r);
 			n5[0] += r.verdict_ok;
 			n5[1] += r.wrong_confident;
 			n5[2] += r.runs;
@@ -351,7 +356,7 @@ int main(int argc, char **argv)
 			for (k = 0; k < 3; k++) {
 				struct sim_result r;
 
-				sim_trial_pool(sc, (uint64_t)t + 1, machines[k], spread[k], &r);
+				sim_trial_pool(sc, (uint64_t)t + 1 + seed_base, machines[k], spread[k], &r);
 				acc[k][0] += r.verdict_ok;
 				acc[k][1] += r.wrong_confident;
 				acc[k][2] += r.time;
