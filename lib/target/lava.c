@@ -418,3 +418,22 @@ int kb_lava_json_path(const char *path, struct kb_buf *out)
 		kb_buf_adds(out, "");
 	return 0;
 }
+
+void kb_lava_cases_name_suites(json_t *tests, json_t *suites)
+{
+	json_t *e, *se;
+	size_t i, k;
+
+	json_array_foreach(tests, i, e) {
+		json_t *s = json_object_get(e, "suite");
+
+		if (!json_is_integer(s))
+			continue;
+		/* one suite has the id; setting the name frees it */
+		json_array_foreach(suites, k, se)
+			if (json_equal(json_object_get(se, "id"), s)) {
+				json_object_set(e, "suite", json_object_get(se, "name"));
+				break;
+			}
+	}
+}

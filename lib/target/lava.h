@@ -93,6 +93,10 @@ struct kb_lava_case {
  */
 int kb_lava_cases_parse(json_t *page, struct kb_lava_case **cases, size_t *n);
 
+/* The cases of 'tests' that name their suite by id ("suite": 7) are given
+ * its name from 'suites' (the job's list of suites, {"id", "name"}). */
+void kb_lava_cases_name_suites(json_t *tests, json_t *suites);
+
 /* The case 'name' of a suite whose name ends in "_SUITE" or is SUITE, or
  * NULL. */
 const struct kb_lava_case *kb_lava_case_find(const struct kb_lava_case *cases, size_t n,

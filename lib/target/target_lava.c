@@ -887,9 +887,8 @@ static int get_all(struct lava_target *t, const char *path, json_t *into)
 /* The test cases of the finished job, each with its suite's name. */
 static int read_cases(struct lava_target *t)
 {
-	json_t *suites = json_array(), *tests = json_array(), *e;
+	json_t *suites = json_array(), *tests = json_array();
 	char path[96];
-	size_t i;
 	int ret;
 
 	snprintf(path, sizeof(path), "jobs/%ld/suites/", t->job_id);
@@ -898,15 +897,7 @@ static int read_cases(struct lava_target *t)
 	snprintf(path, sizeof(path), "jobs/%ld/tests/", t->job_id);
 	if ((ret = get_all(t, path, tests)) < 0)
 		goto out;
-	/* a case names its suite by id */
-	json_array_foreach(tests, i, e) {
-		json_t *s = json_object_get(e, "suite"), *se;
-		size_t k;
-
-		json_array_foreach(suites, k, se)
-			if (json_is_integer(s) && json_equal(json_object_get(se, "id"), s))
-				json_object_set(e, "suite", json_object_get(se, "name"));
-	}
+	kb_lava_cases_name_suites(tests, suites);
 	ret = kb_lava_cases_parse(tests, &t->cases, &t->ncases);
 	if (ret < 0)
 		ret = error_with_last(KB_EINFRA, "job %ld: %%L", t->job_id);

@@ -208,6 +208,34 @@ TEST(test_lava__results_cases_with_measurements)
 	free(c);
 }
 
+TEST(test_lava__cases_get_their_suites_names)
+{
+	/* LAVA's tests list names a case's suite by id; the suites list
+	 * gives the names, the suite of the case not first among them */
+	json_t *tests = json_loads("[{\"name\": \"run-1\", \"suite\": 8, \"result\": \"pass\"},"
+				   " {\"name\": \"job\", \"suite\": 7, \"result\": \"pass\"},"
+				   " {\"name\": \"odd\", \"suite\": 9, \"result\": \"pass\"},"
+				   " {\"name\": \"named\", \"suite\": \"x\", \"result\": \"pass\"}]",
+				   0, NULL);
+	json_t *suites = json_loads("[{\"id\": 7, \"name\": \"lava\"},"
+				    " {\"id\": 8, \"name\": \"1_kbisect\"},"
+				    " {\"id\": 10, \"name\": \"2_other\"}]", 0, NULL);
+	struct kb_lava_case *c = NULL;
+	size_t n = 0;
+
+	CHECK(tests && suites);
+	kb_lava_cases_name_suites(tests, suites);
+	CHECK(kb_lava_cases_parse(tests, &c, &n) == 0 && n == 4);
+	CHECK(kb_lava_case_find(c, n, "kbisect", "run-1"));
+	CHECK(kb_lava_case_find(c, n, "lava", "job"));
+	/* a suite not in the list keeps its id; a name stays */
+	CHECK(kb_lava_case_find(c, n, "9", "odd"));
+	CHECK(kb_lava_case_find(c, n, "x", "named"));
+	free(c);
+	json_decref(tests);
+	json_decref(suites);
+}
+
 TEST(test_lava__json_path_in_the_form_of_the_guest)
 {
 	struct kb_buf b = KB_BUF_INIT;
