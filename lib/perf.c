@@ -1608,11 +1608,13 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 	f->astep_se = ps.se;
 	f->napairs = ps.n;
 	/* a step the culprit's own builds could not tell from their offsets:
-	 * the aligned builds, whose offsets are not those the search picked
-	 * the culprit by, must show it beyond theirs */
+	 * the builds made to check it, whose offsets are not those the
+	 * search picked the culprit by, tell, all of them together
+	 * (fresh_builds_stand(): BAD against its revert as well as these);
+	 * the aligned pair alone, two builds, is to show the step, not to
+	 * stand out of the offsets by itself */
 	layout = !strcmp(f->parent_check, "layout");
-	r = check_upto(&ps, fmax(f->step, 0), 2 * c->lay2, layout ? 1.645 : 0,
-		       verify_cap(c, fmax(f->step, 0)), 0);
+	r = check_upto(&ps, fmax(f->step, 0), 2 * c->lay2, 0, verify_cap(c, fmax(f->step, 0)), 0);
 	if (r == CHECK_MORE && !budget_left(c))
 		r = CHECK_FAIL;
 	if (r != CHECK_MORE) {

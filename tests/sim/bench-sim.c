@@ -106,6 +106,9 @@ static const struct sim_scenario scenarios[] = {
 	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
 	{ "5% step, 3% noise, 1% layout offset per commit", 200, { 0.05 }, 1, 0.03,
 	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
+	/* no change, where every build measures apart from its parent */
+	{ "no change, 1% noise, 1% layout offset per commit", 200, { 0 }, 0, 0.01,
+	  NOISE_LOGNORMAL, 5, .layout_noise = 0.01 },
 	/* a change smaller than the noise lets calibration see: inconclusive,
 	 * never no-regression */
 	{ "2% step, 3% run noise, 15% boot spread", 200, { 0.02 }, 1, 0.03, NOISE_LOGNORMAL, 5,
