@@ -116,6 +116,11 @@ static const struct sim_scenario scenarios[] = {
 	{ "2% step, 15% noise", 200, { 0.02 }, 1, 0.15, NOISE_LOGNORMAL, 5 },
 	{ "no change, 1% run noise, 1% boot spread", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
 	  .boot_noise = 0.01 },
+	/* two at a time */
+	{ "5% step, 1% noise, 2% boots, 1% layout offset per commit", 200, { 0.05 }, 1, 0.01,
+	  NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .layout_noise = 0.01 },
+	{ "5% step, 1% noise, 1% layout, 10% slower from 50", 200, { 0.05 }, 1, 0.01,
+	  NOISE_LOGNORMAL, 5, .speed = { { 0.10, 50, 0 } }, .layout_noise = 0.01 },
 	/* all of it at once */
 	{ "5% step, 1% noise, 2% boots, 1% layout, 10% slower from 50", 200, { 0.05 }, 1, 0.01,
 	  NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .speed = { { 0.10, 50, 0 } },
