@@ -274,9 +274,10 @@ test_expect_success LIBVIRT,SQLITE3 'kill -9 while building, booting and running
 	test -z "$(sq "SELECT sha FROM marks WHERE 1" "GROUP BY sha HAVING count(*) != 1")" &&
 	# the marks any path takes (after the skip, the next probe is drawn
 	# at random: demo-slow~1 at once, or a commit before it first)
-	test "$(sq "SELECT mark FROM marks WHERE sha = '\''$(git -C "$DEMO" rev-parse demo-broken)'\''")" = skip &&
-	test "$(sq "SELECT mark FROM marks WHERE sha = '\''$(git -C "$DEMO" rev-parse demo-slow~1)'\''")" = good &&
-	test "$(sq "SELECT mark FROM marks WHERE sha = '\''$(git -C "$DEMO" rev-parse demo-slow)'\''")" = bad &&
+	mark_of () { sq "SELECT mark FROM marks WHERE sha = '\''$(git -C "$DEMO" rev-parse "$1")'\''"; } &&
+	test "$(mark_of demo-broken)" = skip &&
+	test "$(mark_of demo-slow~1)" = good &&
+	test "$(mark_of demo-slow)" = bad &&
 	test -z "$(vms_left kill.err)"
 '
 
