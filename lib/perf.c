@@ -1398,6 +1398,77 @@ static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
 }
 
 /*
+ * What the 'k' - 'drop' smallest of k draws of a chi-square with one
+ * degree of freedom come to together (Blom's scores): the largest are
+ * left out where a culprit's step may show in one or two of them.
+ */
+static double kept_expect(size_t k, size_t drop)
+{
+	double expect = 0;
+
+	for (size_t i = 0; i + drop < k; i++) {
+		double z = kb_normal_quantile((1 + ((double)i + 1 - 0.375) / ((double)k + 0.25)) / 2);
+
+		expect += z * z;
+	}
+	return expect;
+}
+
+/* The scale of 'k' ratios each chi-square with one degree of freedom
+ * times that scale, from all but the 'drop' largest.  Sorts 'ratio'. */
+static double trimmed_scale(double *ratio, size_t k, size_t drop)
+{
+	double sum = 0, expect = kept_expect(k, drop);
+
+	qsort(ratio, k, sizeof(*ratio), cmp_double);
+	for (size_t i = 0; i + drop < k; i++)
+		sum += ratio[i];
+	return expect > 0 ? sum / expect : 0;
+}
+
+/*
+ * The variance L of each commit's own offset from 'k' differences of two
+ * builds each, d2 their squares and e the variance their boots give
+ * them: each d2 is (e + 2 L) times a chi-square with one degree of
+ * freedom.  All but the 'drop' largest against their own variance, each
+ * weighed by the inverse of its variance squared (the differences of
+ * commits measured on few boots, or where the machine's speed moved,
+ * tell little), until L settles.
+ */
+static double layout_var_fit(const double *d2, const double *e, size_t k, size_t drop)
+{
+	double l = 0, corr = kept_expect(k, drop) / (double)(k - drop);
+	double *s = kb_malloc(k * sizeof(*s)), *t = kb_malloc(k * sizeof(*t));
+
+	for (int iter = 0; iter < 100; iter++) {
+		double num = 0, den = 0, thr, nl;
+		size_t i;
+
+		for (i = 0; i < k; i++)
+			t[i] = s[i] = d2[i] / (e[i] + 2 * l);
+		qsort(t, k, sizeof(*t), cmp_double);
+		thr = t[k - drop - 1];
+		for (i = 0; i < k; i++) {
+			double v = e[i] + 2 * l;
+
+			if (s[i] > thr)
+				continue;
+			num += (d2[i] / corr - e[i]) / (v * v);
+			den += 2 / (v * v);
+		}
+		nl = den > 0 && num > 0 ? num / den : 0;
+		if (fabs(nl - l) <= 1e-12 + 1e-6 * l) {
+			l = nl;
+			break;
+		}
+		l = nl;
+	}
+	free(s);
+	free(t);
+	return l;
+}
+
+/*
  * A bound at 90% on the variance of each commit's own offset, from 'k'
  * differences 'd' of two commits each (variance 'e' of their
  * measurement): each ratio d^2/e is chi-square with one degree of freedom
@@ -1406,26 +1477,139 @@ static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
  * not; a second culprit must stand out of the offsets as they could be.
  * A second culprit shows in one or two of the differences, so the largest
  * are left out (one, and one more for every ten); the rest are compared
- * with what as many smallest of k such draws come to (Blom's scores), and
- * their sum taken as chi-square.
+ * with what as many smallest of k such draws come to (trimmed_scale()),
+ * and their sum taken as chi-square.
  */
 static double layout_var_up(const double *d, const double *e, size_t k)
 {
-	double *ratio = kb_malloc(k * sizeof(*ratio)), sum = 0, expect = 0, scale;
-	size_t drop = 1 + k / 10, keep = k - drop, i;
+	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
+	size_t drop = 1 + k / 10, i;
 
 	for (i = 0; i < k; i++)
 		ratio[i] = d[i] * d[i] / e[i];
-	qsort(ratio, k, sizeof(*ratio), cmp_double);
-	for (i = 0; i < keep; i++) {
-		double z = kb_normal_quantile((1 + ((double)i + 1 - 0.375) / ((double)k + 0.25)) / 2);
-
-		sum += ratio[i];
-		expect += z * z;
-	}
+	scale = trimmed_scale(ratio, k, drop);
 	free(ratio);
-	scale = sum / expect / (kb_chi2_quantile(0.10, (double)keep) / (double)keep);
+	scale /= kb_chi2_quantile(0.10, (double)(k - drop)) / (double)(k - drop);
 	return scale > 1 ? (scale - 1) * kb_median(e, k) / 2 : 0;
+}
+
+/*
+ * The measured commit nearest to node 'nd' among its ancestors: of[y] is
+ * the observation of node y, -1 when y was not measured; with 'want' set,
+ * only those of that side.  -1 when there is none.  'queue' and 'seen'
+ * are scratch of g->n.
+ */
+static long nearest_measured(const struct kb_graph *g, const size_t *of, const signed char *side,
+			     int want, size_t nd, size_t *queue, unsigned char *seen)
+{
+	size_t qh = 0, qt = 0;
+
+	memset(seen, 0, g->n);
+	queue[qt++] = nd;
+	seen[nd] = 1;
+	while (qh < qt) {
+		size_t x = queue[qh++];
+
+		for (size_t pi = 0; pi < kb_graph_nparents(g, x); pi++) {
+			size_t y = kb_graph_parent(g, x, pi);
+
+			if (seen[y])
+				continue;
+			seen[y] = 1;
+			if (of[y] != (size_t)-1 && (!want || side[of[y]] == want))
+				return (long)of[y];
+			queue[qt++] = y;
+		}
+	}
+	return -1;
+}
+
+/* The squared difference of two observations and its variance from
+ * their boots into d2[*k], e2[*k], when both were measured. */
+static void add_difference(const struct ctx *c, const struct kb_perf_obs *a,
+			   const struct kb_perf_obs *b, double *d2, double *e2, size_t *k)
+{
+	double za, va, zb, vb;
+	size_t na, nb;
+
+	if (!a || !b)
+		return;
+	commit_value(c, a, &za, &va, &na);
+	commit_value(c, b, &zb, &vb, &nb);
+	if (!na || !nb || !isfinite(va + vb) || !(va + vb > 0))
+		return;
+	d2[*k] = (za - zb) * (za - zb);
+	e2[*k] = va + vb;
+	(*k)++;
+}
+
+/*
+ * The variance of each commit's own offset from every measured commit
+ * against its nearest measured ancestor (GOOD below them all), whatever
+ * side it is placed on, and from the builds of the same code the rebuild
+ * check made (the aligned parent against the parent, the aligned culprit
+ * against the culprit).  Where GOOD and BAD are no further apart than
+ * the offsets themselves, which side a commit lands on is decided by its
+ * own offset, and the commits placed firmly on a side are those near its
+ * level: their differences are small, and the spread estimate_layout()
+ * finds from them a fraction of the true one.  These differences do not
+ * depend on the sides.  The culprit's step shows in the few that span
+ * it: those the posterior puts it between (w: each node's chance to have
+ * it, kb_graph_reach()) are left out, and as many more of the largest as
+ * layout_var_up() leaves out (layout_var_fit()).  0 with fewer than five.
+ * Taken while c->lay2 is 0, so that each commit's variance is its boots'
+ * alone.
+ */
+static double layout_var_all(const struct ctx *c, const double *w)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_graph *g = in->g;
+	size_t nobs = in->nobs, k = 0, spanned = 0, i;
+	size_t *of = kb_malloc((g->n + 1) * sizeof(*of)), *queue = kb_malloc((g->n + 1) * sizeof(*queue));
+	unsigned char *seen = kb_malloc(g->n + 1);
+	double *d2 = kb_calloc(nobs + 3, sizeof(*d2)), *e2 = kb_calloc(nobs + 3, sizeof(*e2)), l2 = 0;
+	const struct kb_perf_obs *go = NULL;
+
+	for (i = 0; i < g->n; i++)
+		of[i] = (size_t)-1;
+	for (i = 0; i < nobs; i++) {
+		const struct kb_perf_obs *o = &in->obs[i];
+
+		if (c->ob_n[i] && o->node >= 0)
+			of[o->node] = i;
+		else if (c->ob_n[i] && !strcmp(o->sha, in->good_sha))
+			go = o;
+	}
+	for (i = 0; i < nobs; i++) {
+		long nd = in->obs[i].node, found;
+
+		if (nd < 0 || of[nd] != i)
+			continue;
+		found = nearest_measured(g, of, NULL, 0, (size_t)nd, queue, seen);
+		/* a pair the culprit lies between, as likely as not */
+		if (w[nd] - (found >= 0 ? w[in->obs[found].node] : 0) > 0.5) {
+			spanned++;
+			continue;
+		}
+		add_difference(c, &in->obs[i], found >= 0 ? &in->obs[found] : go, d2, e2, &k);
+	}
+	if (in->align && in->align_of && in->align_sha && *in->align_sha &&
+	    in->align_parent_sha && *in->align_parent_sha) {
+		const struct kb_perf_obs *co = find(c, in->align_of);
+
+		add_difference(c, find(c, in->align_sha), co, d2, e2, &k);
+		if (co && co->node >= 0)
+			add_difference(c, find(c, in->align_parent_sha),
+				       find(c, in->parent_sha[co->node]), d2, e2, &k);
+	}
+	if (k >= 5)
+		l2 = layout_var_fit(d2, e2, k, spanned > k / 10 ? 0 : 1 + k / 10 - spanned);
+	free(of);
+	free(queue);
+	free(seen);
+	free(d2);
+	free(e2);
+	return l2;
 }
 
 /*
@@ -1434,7 +1618,8 @@ static double layout_var_up(const double *d, const double *e, size_t k)
  * nearest measured ancestors on that side by more than their boots
  * explain.  The
  * chi-square test of the boot spread, on commits instead of boots; 0
- * when they do not, or fewer than three pairs tell.  With it, the levels the probes
+ * when they do not, or fewer than three pairs tell; no less than what
+ * every measured commit tells (layout_var_all()).  With it, the levels the probes
  * are compared with: each side's commits together, weighed by what each
  * tells, so that GOOD's or BAD's own offset does not set a side's level.
  */
@@ -1444,6 +1629,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 	double *post = kb_calloc(g->n, sizeof(*post)), *w = kb_calloc(g->n, sizeof(*w));
 	double *e = kb_calloc(c->in->nobs + 1, sizeof(*e)), *zs = kb_calloc(c->in->nobs + 1, sizeof(*zs));
 	signed char *side = kb_calloc(c->in->nobs + 1, 1);
+	double all = 0;
 	size_t i;
 	int iter;
 
@@ -1456,6 +1642,8 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		c->lay2 = c->lay2_up = 0;
 		posterior(c, alive, c->in->bad, *lo, *hi, post);
 		kb_graph_reach(g, alive, post, w);
+		if (!iter)
+			all = c->in->align ? layout_var_all(c, w) : 0;
 		for (i = 0; i < c->in->nobs; i++) {
 			const struct kb_perf_obs *o = &c->in->obs[i];
 			double z, var;
@@ -1500,30 +1688,11 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 					gi = (long)i;
 			}
 			for (i = 0; i < c->in->nobs; i++) {
-				long nd = c->in->obs[i].node, found = -1;
-				size_t qh = 0, qt = 0;
+				long nd = c->in->obs[i].node, found;
 
 				if (!side[i] || c->ob_n[i] < 1 || nd < 0)
 					continue;
-				memset(seen, 0, nn);
-				queue[qt++] = (size_t)nd;
-				seen[nd] = 1;
-				while (qh < qt && found < 0) {
-					size_t x = queue[qh++];
-
-					for (size_t pi = 0; pi < kb_graph_nparents(g, x); pi++) {
-						size_t y = kb_graph_parent(g, x, pi);
-
-						if (seen[y])
-							continue;
-						seen[y] = 1;
-						if (of[y] != (size_t)-1 && side[of[y]] == side[i]) {
-							found = (long)of[y];
-							break;
-						}
-						queue[qt++] = y;
-					}
-				}
+				found = nearest_measured(g, of, side, side[i], (size_t)nd, queue, seen);
 				if (found < 0 && side[i] < 0)
 					found = gi;
 				if (found < 0)
@@ -1544,6 +1713,12 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				free(ratio);
 				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}
+			/* where the builds are checked for their layout (the
+			 * rebuild check on), the sides' pairs are not alone:
+			 * they can tell a spread too small, never one too
+			 * large, so the larger of the two */
+			c->lay2 = fmax(c->lay2, all);
+			c->lay2_up = fmax(c->lay2_up, c->lay2);
 			free(dd);
 			free(ee);
 			free(of);
@@ -1827,8 +2002,11 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	}
 	/* no probe narrows it down further, and one commit is the clear
 	 * favourite: measured against its parent, together, it stands or
-	 * falls (its probability stays what the probes gave it) */
-	if (do_revert && best >= 0.5 && best_node >= 0)
+	 * falls (its probability stays what the probes gave it).  Where
+	 * each build has an offset of its own that more boots cannot take
+	 * away, a commit and its neighbour can stay split near half and
+	 * half: the likelier of them is checked from 40% on */
+	if (do_revert && best >= (in->align && c->lay2 > 0 ? 0.4 : 0.5) && best_node >= 0)
 		goto verify;
 	snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
 		 "down (the most likely, %.12s, has %.0f%%)",
