@@ -1643,7 +1643,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		posterior(c, alive, c->in->bad, *lo, *hi, post);
 		kb_graph_reach(g, alive, post, w);
 		if (!iter)
-			all = c->in->align ? layout_var_all(c, w) : 0;
+			all = c->in->align && !pooled(c) ? layout_var_all(c, w) : 0;
 		for (i = 0; i < c->in->nobs; i++) {
 			const struct kb_perf_obs *o = &c->in->obs[i];
 			double z, var;
@@ -1714,7 +1714,10 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}
 			/* where the builds are checked for their layout (the
-			 * rebuild check on), the sides' pairs are not alone:
+			 * rebuild check on; on one machine: a pool's commits
+			 * are measured on machines whose speeds move apart,
+			 * which the differences of commits measured far apart
+			 * in time then hold), the sides' pairs are not alone:
 			 * they can tell a spread too small, never one too
 			 * large, so the larger of the two */
 			c->lay2 = fmax(c->lay2, all);
