@@ -1524,22 +1524,23 @@ static long nearest_measured(const struct kb_graph *g, const size_t *of, const s
 	return -1;
 }
 
-/* The squared difference of two observations and its variance from
- * their boots into d2[*k], e2[*k], when both were measured. */
+/* The squared difference of two observations, and its variance from
+ * their boots, into d2[*k], e2[*k] when both were measured (zs, e, nb:
+ * every observation's value, variance and boots, taken once). */
 static void add_difference(const struct ctx *c, const struct kb_perf_obs *a,
-			   const struct kb_perf_obs *b, double *d2, double *e2, size_t *k)
+			   const struct kb_perf_obs *b, const double *zs, const double *e,
+			   const size_t *nb, double *d2, double *e2, size_t *k)
 {
-	double za, va, zb, vb;
-	size_t na, nb;
+	size_t i, j;
 
 	if (!a || !b)
 		return;
-	commit_value(c, a, &za, &va, &na);
-	commit_value(c, b, &zb, &vb, &nb);
-	if (!na || !nb || !isfinite(va + vb) || !(va + vb > 0))
+	i = obs_index(c, a);
+	j = obs_index(c, b);
+	if (!nb[i] || !nb[j] || !isfinite(e[i] + e[j]) || !(e[i] + e[j] > 0))
 		return;
-	d2[*k] = (za - zb) * (za - zb);
-	e2[*k] = va + vb;
+	d2[*k] = (zs[i] - zs[j]) * (zs[i] - zs[j]);
+	e2[*k] = e[i] + e[j];
 	(*k)++;
 }
 
@@ -1568,6 +1569,8 @@ static double layout_var_all(const struct ctx *c, const double *w)
 	size_t *of = kb_malloc((g->n + 1) * sizeof(*of)), *queue = kb_malloc((g->n + 1) * sizeof(*queue));
 	unsigned char *seen = kb_malloc(g->n + 1);
 	double *d2 = kb_calloc(nobs + 3, sizeof(*d2)), *e2 = kb_calloc(nobs + 3, sizeof(*e2)), l2 = 0;
+	double *zs = kb_calloc(nobs + 1, sizeof(*zs)), *e = kb_calloc(nobs + 1, sizeof(*e));
+	size_t *nb = kb_calloc(nobs + 1, sizeof(*nb));
 	const struct kb_perf_obs *go = NULL;
 
 	for (i = 0; i < g->n; i++)
@@ -1575,6 +1578,7 @@ static double layout_var_all(const struct ctx *c, const double *w)
 	for (i = 0; i < nobs; i++) {
 		const struct kb_perf_obs *o = &in->obs[i];
 
+		commit_value(c, o, &zs[i], &e[i], &nb[i]);
 		if (c->ob_n[i] && o->node >= 0)
 			of[o->node] = i;
 		else if (c->ob_n[i] && !strcmp(o->sha, in->good_sha))
@@ -1591,16 +1595,17 @@ static double layout_var_all(const struct ctx *c, const double *w)
 			spanned++;
 			continue;
 		}
-		add_difference(c, &in->obs[i], found >= 0 ? &in->obs[found] : go, d2, e2, &k);
+		add_difference(c, &in->obs[i], found >= 0 ? &in->obs[found] : go, zs, e, nb,
+			       d2, e2, &k);
 	}
 	if (in->align && in->align_of && in->align_sha && *in->align_sha &&
 	    in->align_parent_sha && *in->align_parent_sha) {
 		const struct kb_perf_obs *co = find(c, in->align_of);
 
-		add_difference(c, find(c, in->align_sha), co, d2, e2, &k);
+		add_difference(c, find(c, in->align_sha), co, zs, e, nb, d2, e2, &k);
 		if (co && co->node >= 0)
 			add_difference(c, find(c, in->align_parent_sha),
-				       find(c, in->parent_sha[co->node]), d2, e2, &k);
+				       find(c, in->parent_sha[co->node]), zs, e, nb, d2, e2, &k);
 	}
 	if (k >= 5)
 		l2 = layout_var_fit(d2, e2, k, spanned > k / 10 ? 0 : 1 + k / 10 - spanned);
@@ -1609,6 +1614,9 @@ static double layout_var_all(const struct ctx *c, const double *w)
 	free(seen);
 	free(d2);
 	free(e2);
+	free(zs);
+	free(e);
+	free(nb);
 	return l2;
 }
 
