@@ -135,10 +135,12 @@ struct ctx {
 	int nmach;           /* machines with boots */
 	struct machine_drift *drift;
 	/* a pool: the machines whose samples are scaled, and 1/n summed over
-	 * the four sample sets their scale comes from */
+	 * the four sample sets their scale comes from; the reference
+	 * machine's two of them */
 	int nmachines;
 	unsigned char *scaled;
 	double *scale_inv_n;
+	double scale_ref_inv_n;
 };
 
 /* A paired comparison: boots of two commits measured next to each other
@@ -819,10 +821,13 @@ static int max_probe_boots(const struct ctx *c)
 	return need > b ? (int)fmin(need, 1000) : b;
 }
 
-static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o, double *z,
-			       double *var, size_t *n, double *floor)
+/* A commit's value from its boots (those on 'machine' only, or all with
+ * -1), its variance, how many boots, and in *floor when set the variance
+ * more of them cannot take away (the drift's, its own offset's). */
+static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o, int machine,
+			       double *z, double *var, size_t *n, double *floor)
 {
-	size_t i, k, nb;
+	size_t i, k, nb, kept = 0;
 	double *v, *sd, w = 0, pd = 0;
 
 	*z = 0;
@@ -840,19 +845,24 @@ static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o,
 		const struct kb_boot *b = &c->boot[c->ob_first[i] + k];
 		double u = b->v + b->pd;
 
-		v[k] = b->z;
-		sd[k] = sqrt(u);
+		if (machine >= 0 && b->machine != machine)
+			continue;
+		v[kept] = b->z;
+		sd[kept++] = sqrt(u);
 		w += 1 / u;
 		pd += b->pd / u;
 	}
-	/* a boot whose time's drift is uncertain (during a jump of the
-	 * machine's speed) weighs little; the drift of the others, shared by
-	 * boots close in time, does not shrink with more of them */
-	*z = kb_huber_location(v, sd, nb, 0);
-	*var = 1 / w + pd / w + c->lay2;
-	if (floor)
-		*floor = pd / w + c->lay2;
-	*n = nb;
+	if (kept) {
+		/* a boot whose time's drift is uncertain (during a jump of
+		 * the machine's speed) weighs little; the drift of the
+		 * others, shared by boots close in time, does not shrink
+		 * with more of them */
+		*z = kb_huber_location(v, sd, kept, 0);
+		*var = 1 / w + pd / w + c->lay2;
+		if (floor)
+			*floor = pd / w + c->lay2;
+		*n = kept;
+	}
 	free(v);
 	free(sd);
 }
@@ -862,7 +872,7 @@ static void commit_value_floor(const struct ctx *c, const struct kb_perf_obs *o,
 static void commit_value(const struct ctx *c, const struct kb_perf_obs *o, double *z,
 			 double *var, size_t *n)
 {
-	commit_value_floor(c, o, z, var, n, NULL);
+	commit_value_floor(c, o, -1, z, var, n, NULL);
 }
 
 static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double lo,
@@ -871,7 +881,7 @@ static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double
 	double floor = 0;
 
 	memset(ps, 0, sizeof(*ps));
-	commit_value_floor(c, o, &ps->z, &ps->var, &ps->n, &floor);
+	commit_value_floor(c, o, -1, &ps->z, &ps->var, &ps->n, &floor);
 	if (!ps->n)
 		return;
 	if (c->known >= 0 && o->node >= 0 && c->known_in[o->node]) {
@@ -1524,23 +1534,52 @@ static long nearest_measured(const struct kb_graph *g, const size_t *of, const s
 	return -1;
 }
 
-/* The squared difference of two observations, and its variance from
+/*
+ * The squared difference of two observations, and its variance from
  * their boots, into d2[*k], e2[*k] when both were measured (zs, e, nb:
- * every observation's value, variance and boots, taken once). */
+ * every observation's value, variance and boots, taken once).  On a pool,
+ * from each machine both were measured on, those together: the
+ * differences of commits measured on two machines hold how far those
+ * machines' drifts were told apart, which their variance does not (with a
+ * speed change during the session they came out at five times the
+ * offsets' spread); none when no machine measured both.
+ */
 static void add_difference(const struct ctx *c, const struct kb_perf_obs *a,
 			   const struct kb_perf_obs *b, const double *zs, const double *e,
 			   const size_t *nb, double *d2, double *e2, size_t *k)
 {
+	double d, v;
 	size_t i, j;
 
 	if (!a || !b)
 		return;
 	i = obs_index(c, a);
 	j = obs_index(c, b);
-	if (!nb[i] || !nb[j] || !isfinite(e[i] + e[j]) || !(e[i] + e[j] > 0))
+	if (!nb[i] || !nb[j])
 		return;
-	d2[*k] = (zs[i] - zs[j]) * (zs[i] - zs[j]);
-	e2[*k] = e[i] + e[j];
+	d = zs[i] - zs[j];
+	v = e[i] + e[j];
+	if (pooled(c)) {
+		double sw = 0, sd = 0;
+
+		for (int m = 0; m < c->nmach; m++) {
+			double za, va, zb, vb;
+			size_t na, nbm;
+
+			commit_value_floor(c, a, m, &za, &va, &na, NULL);
+			commit_value_floor(c, b, m, &zb, &vb, &nbm, NULL);
+			if (!na || !nbm || !isfinite(va + vb) || !(va + vb > 0))
+				continue;
+			sw += 1 / (va + vb);
+			sd += (za - zb) / (va + vb);
+		}
+		d = sw > 0 ? sd / sw : 0;
+		v = sw > 0 ? 1 / sw : INFINITY;
+	}
+	if (!isfinite(v) || !(v > 0))
+		return;
+	d2[*k] = d * d;
+	e2[*k] = v;
 	(*k)++;
 }
 
@@ -1651,7 +1690,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		posterior(c, alive, c->in->bad, *lo, *hi, post);
 		kb_graph_reach(g, alive, post, w);
 		if (!iter)
-			all = c->in->align && !pooled(c) ? layout_var_all(c, w) : 0;
+			all = c->in->align ? layout_var_all(c, w) : 0;
 		for (i = 0; i < c->in->nobs; i++) {
 			const struct kb_perf_obs *o = &c->in->obs[i];
 			double z, var;
@@ -1722,10 +1761,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}
 			/* where the builds are checked for their layout (the
-			 * rebuild check on; on one machine: a pool's commits
-			 * are measured on machines whose speeds move apart,
-			 * which the differences of commits measured far apart
-			 * in time then hold), the sides' pairs are not alone:
+			 * rebuild check on), the sides' pairs are not alone:
 			 * they can tell a spread too small, never one too
 			 * large, so the larger of the two */
 			c->lay2 = fmax(c->lay2, all);
@@ -2622,6 +2658,7 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 			ngr = ng;
 			br = b;
 			nbr = nb;
+			c->scale_ref_inv_n = 1.0 / (double)ngr + 1.0 / (double)nbr;
 			continue;
 		}
 		if (has[m] && (kb_mann_whitney_p(g, ng, gr, ngr) < 0.01 ||
@@ -3070,10 +3107,15 @@ no_difference:
 	/* a machine that measures apart: its scale known to a quarter of the
 	 * change before its samples count for much (the standard error of a
 	 * median is 1.25 sigma / sqrt(n); the scale is a mean of two
-	 * differences of medians) */
+	 * differences of medians), as far as its own samples can make it:
+	 * once they are as many as the reference machine's, more of them
+	 * take off less than half of what is left, and a machine that went
+	 * on measuring its baseline would measure nothing else (with a step
+	 * as small as the noise, until the budget was spent) */
 	if (pooled(&c) && in->machine >= 0 && in->machine < c.nmachines &&
 	    c.scaled[in->machine] && budget_left(&c) &&
-	    0.5 * 1.2533 * c.sigma * sqrt(c.scale_inv_n[in->machine]) > 0.25 * eff) {
+	    0.5 * 1.2533 * c.sigma * sqrt(c.scale_inv_n[in->machine]) > 0.25 * eff &&
+	    c.scale_inv_n[in->machine] - c.scale_ref_inv_n > c.scale_ref_inv_n) {
 		int m = in->machine;
 
 		if (boots_here(&c, go) <= boots_here(&c, bo))
