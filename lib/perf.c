@@ -3108,14 +3108,14 @@ no_difference:
 	 * change before its samples count for much (the standard error of a
 	 * median is 1.25 sigma / sqrt(n); the scale is a mean of two
 	 * differences of medians), as far as its own samples can make it:
-	 * once they are as many as the reference machine's, more of them
-	 * take off less than half of what is left, and a machine that went
-	 * on measuring its baseline would measure nothing else (with a step
-	 * as small as the noise, until the budget was spent) */
+	 * once they are twice as many as the reference machine's, more of
+	 * them take off less than a third of what is left, and a machine
+	 * that went on measuring its baseline would measure nothing else
+	 * (with a step as small as the noise, until the budget was spent) */
 	if (pooled(&c) && in->machine >= 0 && in->machine < c.nmachines &&
 	    c.scaled[in->machine] && budget_left(&c) &&
 	    0.5 * 1.2533 * c.sigma * sqrt(c.scale_inv_n[in->machine]) > 0.25 * eff &&
-	    c.scale_inv_n[in->machine] - c.scale_ref_inv_n > c.scale_ref_inv_n) {
+	    c.scale_inv_n[in->machine] - c.scale_ref_inv_n > 0.5 * c.scale_ref_inv_n) {
 		int m = in->machine;
 
 		if (boots_here(&c, go) <= boots_here(&c, bo))

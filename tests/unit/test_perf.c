@@ -263,11 +263,12 @@ TEST(test_perf__pool_no_change_with_unknown_boot_spread)
 
 /* Machines 2% x m apart and a step as small as the noise: a machine that
  * measures apart measures its baseline until its scale is known well
- * enough, but no further than its own samples can take it.  Before, the
- * reference machine's few samples kept the scale from ever being known to
- * a quarter of a 1% step: the other machines measured their baselines
- * until the budget was spent while the verification waited, and 22 of
- * these 30 were exact, with twice the runs. */
+ * enough, but no further than its own samples can take it (twice as many
+ * as the reference machine's).  Before, the reference machine's few
+ * samples kept the scale from ever being known to a quarter of a 1% step:
+ * the other machines measured their baselines until the budget was spent
+ * while the verification waited, and 22 of these 30 were exact, with
+ * twice the runs. */
 TEST(test_perf__pool_baseline_of_a_machine_apart_ends)
 {
 	struct sim_scenario sc = { "1/1", 200, { 0.01 }, 1, 0.01, NOISE_LOGNORMAL, 5 };
