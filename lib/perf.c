@@ -1557,9 +1557,10 @@ static void add_difference(const struct ctx *c, const struct kb_perf_obs *a,
 	j = obs_index(c, b);
 	if (!nb[i] || !nb[j])
 		return;
-	d = zs[i] - zs[j];
-	v = e[i] + e[j];
-	if (pooled(c)) {
+	if (!pooled(c)) {
+		d = zs[i] - zs[j];
+		v = e[i] + e[j];
+	} else {
 		double sw = 0, sd = 0;
 
 		for (int m = 0; m < c->nmach; m++) {

@@ -29,6 +29,22 @@ static void rates(const struct sim_scenario *sc, int trials, int *ok, int *wrong
 	}
 }
 
+/* The same on a pool of four, machine m measuring exp(m * spread) more. */
+static void pool_rates(const struct sim_scenario *sc, int trials, double spread, int *ok,
+		       int *wrong)
+{
+	int t;
+
+	*ok = *wrong = 0;
+	for (t = 1; t <= trials; t++) {
+		struct sim_result r;
+
+		sim_trial_pool(sc, (uint64_t)t, 4, spread, &r);
+		*ok += r.verdict_ok;
+		*wrong += r.wrong_confident;
+	}
+}
+
 TEST(test_perf__finds_a_5pct_step_in_3pct_noise)
 {
 	struct sim_scenario sc = { "5/3", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5 };
@@ -272,15 +288,9 @@ TEST(test_perf__pool_no_change_with_unknown_boot_spread)
 TEST(test_perf__pool_baseline_of_a_machine_apart_ends)
 {
 	struct sim_scenario sc = { "1/1", 200, { 0.01 }, 1, 0.01, NOISE_LOGNORMAL, 5 };
-	int t, ok = 0, wrong = 0;
+	int ok, wrong;
 
-	for (t = 1; t <= 30; t++) {
-		struct sim_result r;
-
-		sim_trial_pool(&sc, (uint64_t)t, 4, 0.02, &r);
-		ok += r.verdict_ok;
-		wrong += r.wrong_confident;
-	}
+	pool_rates(&sc, 30, 0.02, &ok, &wrong);
 	CHECK_MSG(ok >= 28 && wrong == 0, "ok %d wrong %d of 30", ok, wrong);
 }
 
@@ -295,15 +305,9 @@ TEST(test_perf__pool_layout_spread_from_one_machine_at_a_time)
 {
 	struct sim_scenario sc = { "5/1/1l/slow", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
 				   .speed = { { 0.10, 50, 0 } }, .layout_noise = 0.01 };
-	int t, ok = 0, wrong = 0;
+	int ok, wrong;
 
-	for (t = 1; t <= 50; t++) {
-		struct sim_result r;
-
-		sim_trial_pool(&sc, (uint64_t)t, 4, 0, &r);
-		ok += r.verdict_ok;
-		wrong += r.wrong_confident;
-	}
+	pool_rates(&sc, 50, 0, &ok, &wrong);
 	CHECK_MSG(ok >= 45 && wrong == 0, "ok %d wrong %d of 50", ok, wrong);
 }
 
