@@ -112,6 +112,7 @@ struct ctx {
 	int warm_detected;
 	double mu_g, mu_b;   /* the levels, drift removed: 0 and the change */
 	double delta_se;     /* the change's standard error */
+	size_t cal_n;        /* the calibration pairs it is from */
 	double sigma;        /* run noise */
 	double tau2;         /* boot spread, squared; */
 	int tau_df;          /* and its degrees of freedom (-1: none needed) */
@@ -2926,6 +2927,54 @@ static void warn_too_noisy(struct ctx *c)
 		     "--min-effect would help", m, 100 * c->in->p.min_effect, run, boot);
 }
 
+/*
+ * The ending where no culprit is confirmed, but every build has an offset
+ * of its own (code layout, spread sqrt(lay2)): BAD's offset less GOOD's
+ * is a difference the builds alone make, which no commit's code caused.
+ * Where the change GOOD -> BAD is no more than that, and its interval,
+ * the two offsets' spread put on it, excludes a change of the user's
+ * smallest size, the answer is no regression, and its reason says so
+ * (the calibration's figures, with the offsets in).  The likely culprit
+ * f, where its step was measured against its parent, must exclude such
+ * a change in the same way: calibration's few pairs can measure a real
+ * step short, the culprit's own pairs are the evidence nearest to it.
+ * Otherwise inconclusive, for 'why'.
+ */
+static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *culprits,
+			       const char *why, const struct found *f)
+{
+	struct pairs cal = { c->cal_n, c->mu_b - c->mu_g, 0, -1 };
+	char r[600], words[240];
+
+	if (!(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
+		goto inconclusive;
+	cal.se = sqrt(c->delta_se * c->delta_se + 2 * c->lay2);
+	if (fabs(cal.mean) >= z_of(1 - c->in->p.alpha / 2) * cal.se ||
+	    !(cal.mean + Z_SAME * cal.se < c->min_eff))
+		goto inconclusive;
+	if (f->node >= 0 && f->npairs &&
+	    !(f->step + Z_SAME * sqrt(f->step_se * f->step_se + 2 * c->lay2) < c->min_eff))
+		goto inconclusive;
+	{
+		struct cal_figures f = cal_figures(c, &cal);
+
+		snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD "
+			 "%+.3g%%, 90%% interval %+.3g%% .. %+.3g%%)",
+			 size_pct(c, cal.mean + Z_SAME * cal.se), f.change, f.low, f.high);
+	}
+	snprintf(r, sizeof(r), "GOOD and BAD differ by no more than the code layout of two "
+		 "builds can make them (offsets of %.2g%%), and no commit is confirmed (%s): "
+		 "%s", size_pct(c, sqrt(c->lay2)), why, words);
+	json_decref(culprits);
+	finish(c, out, "no-regression", json_array(), r);
+	json_object_set_new(out->verdict, "calibration", cal_json(c, &cal));
+	json_object_set_new(json_object_get(out->verdict, "calibration"), "layout_pct",
+			    json_real(size_pct(c, sqrt(c->lay2))));
+	return;
+inconclusive:
+	finish(c, out, "inconclusive", culprits, why);
+}
+
 int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 {
 	struct kb_perf_in scaled_in;
@@ -3077,6 +3126,7 @@ no_difference:
 	c.mu_g = 0;
 	c.mu_b = eff;
 	c.delta_se = cal.se;
+	c.cal_n = cal.n;
 	if (in->p.either && eff < 0) {
 		/* BAD is better, and that change is the one looked for: the
 		 * same decision with "better" as the direction of the change */
@@ -3140,7 +3190,7 @@ no_difference:
 		goto out;
 	if (f.node < 0) {
 		drift_warning(&c);
-		finish(&c, out, "inconclusive", json_array(), f.why);
+		finish_unconfirmed(&c, out, json_array(), f.why, &f);
 		goto out;
 	}
 	drift_warning(&c);
@@ -3155,8 +3205,8 @@ no_difference:
 		     "builds can make a commit measure", in->node_sha[f.node], 100 * f.prob,
 		     pct_of(&c, f.step, raw_mean(&c, in->parent_sha[f.node])));
 		json_array_append_new(culprits, culprit_json(&c, &f));
-		finish(&c, out, "inconclusive", culprits, "the likely culprit's step cannot be "
-		       "told from the builds' code layout");
+		finish_unconfirmed(&c, out, culprits, "the likely culprit's step cannot be "
+		       "told from the builds' code layout", &f);
 		goto out;
 	}
 	json_array_append_new(culprits, culprit_json(&c, &f));
@@ -3164,15 +3214,15 @@ no_difference:
 		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, but measured "
 		     "directly against its parent the step is not significant",
 		     in->node_sha[f.node], 100 * f.prob);
-		finish(&c, out, "inconclusive", culprits, "the likely culprit failed its check");
+		finish_unconfirmed(&c, out, culprits, "the likely culprit failed its check", &f);
 		goto out;
 	}
 	if (!strcmp(f.revert_check, "fail")) {
 		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, but BAD "
 		     "with it reverted does not measure better", in->node_sha[f.node],
 		     100 * f.prob);
-		finish(&c, out, "inconclusive", culprits, "reverting the likely culprit "
-		       "does not recover");
+		finish_unconfirmed(&c, out, culprits, "reverting the likely culprit "
+		       "does not recover", &f);
 		goto out;
 	}
 	if (!strcmp(f.align_check, "fail")) {
@@ -3183,8 +3233,8 @@ no_difference:
 		     "without: the step is one of code layout, not of what the commit does",
 		     in->node_sha[f.node], json_real_value(json_object_get(a, "delta_pct")),
 		     f.napairs, json_real_value(json_object_get(cu, "delta_pct")));
-		finish(&c, out, "inconclusive", culprits, "the likely culprit's step vanishes "
-		       "with the code aligned");
+		finish_unconfirmed(&c, out, culprits, "the likely culprit's step vanishes "
+		       "with the code aligned", &f);
 		goto out;
 	}
 	if (!fresh_builds_stand(&c, &f)) {
@@ -3196,8 +3246,8 @@ no_difference:
 		     f.nrpairs ? "BAD and its revert" : "the aligned builds",
 		     pct_of(&c, fresh_step(&c, &f, NULL), raw_mean(&c, in->parent_sha[f.node])),
 		     size_pct(&c, sqrt(c.lay2)));
-		finish(&c, out, "inconclusive", culprits, "the likely culprit's step does not "
-		       "stand out of the builds' code layout in the builds made to check it");
+		finish_unconfirmed(&c, out, culprits, "the likely culprit's step does not "
+		       "stand out of the builds' code layout in the builds made to check it", &f);
 		goto out;
 	}
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
