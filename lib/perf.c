@@ -2754,14 +2754,6 @@ static double size_pct(const struct ctx *c, double d)
 	return g > 0 ? 100 * d / g : NAN;
 }
 
-/*
- * Would the calibration pairs still to come (up to 'max' in all) show a
- * difference, at the chance they would if the change were what the pairs
- * show now?  Asked only once the smallest change of interest cannot be
- * excluded even at the cap: then nothing is lost by stopping.  The mean
- * at the cap is that of today's pairs and of max - k more, each as noisy
- * as today's are.
- */
 /* The standard deviation of the calibration pairs (GOOD's and BAD's
  * boots measured together), from their own scatter; *n how many. */
 static double pair_scatter(const struct ctx *c, size_t *n)
@@ -2790,12 +2782,29 @@ static double pair_scatter(const struct ctx *c, size_t *n)
 	return sd;
 }
 
+/*
+ * Would the calibration pairs still to come (up to 'max' in all) show a
+ * difference, at the chance they would if the change were what the pairs
+ * show now?  Asked only once the smallest change of interest cannot be
+ * excluded even at the cap: then nothing is lost by stopping.  The mean
+ * at the cap is that of today's pairs and of max - k more, each as noisy
+ * as today's are.
+ *
+ * Asked from 8 pairs on, and on a pool from three pairs per machine on:
+ * its machines measure their pairs at the same times, so that one change
+ * of the speed of them all (the host they share, a lab's cron job) meets
+ * a pair on every machine at once.  Two pairs each would be half of them
+ * straddling it, a scatter that more pairs do not have (a 3% step in 2%
+ * noise, all four machines 10% slower from their second pairs on: 12 of
+ * 100 were "too noisy to tell", none is now).
+ */
 static int cal_futile(const struct ctx *c, const struct pairs *cal, int max)
 {
 	double sd, se_cap, z, rest, cp;
 	size_t k = cal->n, np;
 
-	if (k < 8 || !(cal->se > 0) || !(c->min_eff > 0) || (size_t)max <= k)
+	if (k < 8 || k < (size_t)(3 * c->nmach) || !(cal->se > 0) || !(c->min_eff > 0) ||
+	    (size_t)max <= k)
 		return 0;
 	/* the pairs' own scatter: the model's boot spread, from few boots,
 	 * is an upper bound that more boots bring down */

@@ -67,6 +67,9 @@ static const struct sim_scenario scenarios[] = {
 	  NOISE_LOGNORMAL, 5, SLOW(10, 90, 0) },
 	{ "8% step, 3% noise, 20% slower from run 90 on", 200, { 0.08 }, 1, 0.03,
 	  NOISE_LOGNORMAL, 5, SLOW(20, 90, 0) },
+	/* on a pool, during every machine's second pair of calibration */
+	{ "3% step, 2% noise, 10% slower from run 60 on", 200, { 0.03 }, 1, 0.02,
+	  NOISE_LOGNORMAL, 5, SLOW(10, 60, 0) },
 	{ "5% step, 3% noise, 10% slower for runs 30-90", 200, { 0.05 }, 1, 0.03,
 	  NOISE_LOGNORMAL, 5, SLOW(10, 30, 90) },
 	{ "5% step, 3% noise, 20% slower for runs 30-90", 200, { 0.05 }, 1, 0.03,

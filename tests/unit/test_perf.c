@@ -321,6 +321,21 @@ TEST(test_perf__pool_baseline_of_a_machine_apart_ends)
 	CHECK_MSG(ok >= 28 && wrong == 0, "ok %d wrong %d of 30", ok, wrong);
 }
 
+/* A pool of four whose machines all become 10% slower at once, while
+ * their second pairs of GOOD and BAD are measured: half of the first
+ * eight pairs straddle the change, and calibration must not take their
+ * scatter for the benchmark's (45 of these 50 were right when it judged
+ * from 8 pairs on, the others "too noisy to tell"). */
+TEST(test_perf__pool_slower_at_once_during_calibration)
+{
+	struct sim_scenario sc = { "pool, slower", 200, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .speed = { { 0.10, 60, 0 } } };
+	int ok, wrong;
+
+	pool_rates(&sc, 50, 0, &ok, &wrong);
+	CHECK_MSG(ok >= 48 && wrong == 0, "ok %d wrong %d of 50", ok, wrong);
+}
+
 /* A pool where every build has its own offset (code layout) and the
  * machines slow down by 10% from run 50: the offsets' spread is taken
  * from what each machine measured of both commits of a pair.  Pairs
