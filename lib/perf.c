@@ -2972,8 +2972,8 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 			 size_pct(c, cal.mean + Z_SAME * cal.se), f.change, f.low, f.high);
 	}
 	snprintf(r, sizeof(r), "GOOD and BAD differ by no more than the code layout of two "
-		 "builds can make them (offsets of %.2g%%), and no commit is confirmed (%s): "
-		 "%s", size_pct(c, sqrt(c->lay2)), why, words);
+		 "builds can make them (offsets of %.2g%%): %s; no commit is confirmed: %s",
+		 size_pct(c, sqrt(c->lay2)), words, why);
 	json_decref(culprits);
 	finish(c, out, "no-regression", json_array(), r);
 	json_object_set_new(out->verdict, "calibration", cal_json(c, &cal));

@@ -77,7 +77,7 @@ struct sim_result {
 			      * (parent or culprit; -1: none) */
 	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];
-	char reason[200];   /* why, when the verdict names no culprit */
+	char reason[400];   /* why, when the verdict names no culprit */
 };
 
 /* One trial of kbisect's strategy. */
