@@ -2940,6 +2940,9 @@ static void warn_too_noisy(struct ctx *c)
  * The ending where no culprit is confirmed, but every build has an offset
  * of its own (code layout, spread sqrt(lay2)): BAD's offset less GOOD's
  * is a difference the builds alone make, which no commit's code caused.
+ * Only where the rebuild check is on: the aligned builds against their
+ * twins are in that spread, and elsewhere commits that measure apart
+ * could be noise the model does not know (outlying runs) as well.
  * Where the change GOOD -> BAD is no more than that, and its interval,
  * the two offsets' spread put on it, excludes a change of the user's
  * smallest size, the answer is no regression, and its reason says so
@@ -2955,7 +2958,7 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 	struct pairs cal = { c->cal_n, c->mu_b - c->mu_g, 0, -1 };
 	char r[600], words[240];
 
-	if (!(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
+	if (!c->in->align || !(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
 		goto inconclusive;
 	cal.se = sqrt(c->delta_se * c->delta_se + 2 * c->lay2);
 	if (fabs(cal.mean) >= z_of(1 - c->in->p.alpha / 2) * cal.se ||
