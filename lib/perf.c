@@ -2956,6 +2956,7 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 			       const char *why, const struct found *f)
 {
 	struct pairs cal = { c->cal_n, c->mu_b - c->mu_g, 0, -1 };
+	struct cal_figures fig;
 	char r[600], words[240];
 
 	if (!c->in->align || !(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
@@ -2967,13 +2968,10 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 	if (f->node >= 0 && f->npairs &&
 	    !(f->step + Z_SAME * sqrt(f->step_se * f->step_se + 2 * c->lay2) < c->min_eff))
 		goto inconclusive;
-	{
-		struct cal_figures f = cal_figures(c, &cal);
-
-		snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD "
-			 "%+.3g%%, 90%% interval %+.3g%% .. %+.3g%%)",
-			 size_pct(c, cal.mean + Z_SAME * cal.se), f.change, f.low, f.high);
-	}
+	fig = cal_figures(c, &cal);
+	snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD %+.3g%%, "
+		 "90%% interval %+.3g%% .. %+.3g%%)", size_pct(c, cal.mean + Z_SAME * cal.se),
+		 fig.change, fig.low, fig.high);
 	snprintf(r, sizeof(r), "GOOD and BAD differ by no more than the code layout of two "
 		 "builds can make them (offsets of %.2g%%): %s; no commit is confirmed: %s",
 		 size_pct(c, sqrt(c->lay2)), words, why);
