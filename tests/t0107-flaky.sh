@@ -7,9 +7,11 @@ test_description 'flaky failures: --flaky runs each commit as often as its runs 
 # second, unrelated change), the runs that do not fail the bug's way
 # print a WARNING line and fail one time in three.  Which runs fail comes
 # from a count of
-# the runs so far, kept out of the work tree.
+# the runs so far, kept out of the work tree, one count a machine (the
+# machines of a pool run at once: with one count between them, two runs
+# read the same number and its sequence is the timing's).
 cat >flaky.sh <<'EOF'
-count=$TRASH_DIRECTORY/count.$(basename "$(git rev-parse --git-common-dir 2>/dev/null || pwd)")
+count=$TRASH_DIRECTORY/count.$(basename "$(git rev-parse --git-common-dir 2>/dev/null || pwd)").${KBISECT_MACHINE:-0}
 n=$(cat "$count" 2>/dev/null || echo 0)
 echo $((n + 1)) >"$count"
 bit=$(( (n * 1103515245 + 12345) % 2147483648 / 65536 % 2 ))
@@ -143,15 +145,21 @@ command -v sqlite3 >/dev/null 2>&1 && test_set_prereq SQLITE3
 
 test_expect_success SQLITE3 'a pool of three: runs at once on every machine, the culprit' '
 	rm -f count.* &&
-	(cd h1 && test_expect_code 0 "$KBISECT" start $G $B --flaky --seed 1 --db ../pool.db \
+	# which commit each machine runs depends on timing: the culprit, or
+	# inconclusive (exit 3) when its checks are not met, never another
+	(cd h1 && "$KBISECT" start $G $B --flaky --seed 1 --db ../pool.db \
 		--target local --target local --target local \
-		--command "sleep 0.2; sh $TRASH_DIRECTORY/flaky.sh $P" >../pool.out 2>&1) &&
+		--command "sleep 0.2; sh $TRASH_DIRECTORY/flaky.sh $P" >../pool.out 2>&1
+	 echo $? >../pool.rc) &&
 	(cd h1 && "$KBISECT" report --json --db ../pool.db) >pool.json &&
 	v=$(json_get pool.json verdict) &&
+	say "# a pool of three: $v, exit $(cat pool.rc)" &&
 	if test "$v" = culprit; then
-		test "$(json_get pool.json culprits[0].commit)" = "$C"
+		test "$(json_get pool.json culprits[0].commit)" = "$C" &&
+		test "$(cat pool.rc)" = 0
 	else
-		test "$v" = inconclusive
+		test "$v" = inconclusive &&
+		test "$(cat pool.rc)" = 3
 	fi &&
 	test "$(sqlite3 pool.db "select count(distinct machine) from runs")" = 3
 '
