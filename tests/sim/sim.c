@@ -295,7 +295,7 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 	/* the rebuild check where builds have layout offsets, as a kernel
 	 * bisection makes it; elsewhere as with --rebuild-check off, so that
 	 * those figures stay comparable with the engine's before */
-	in.align = sc->layout_noise > 0;
+	in.align = sc->layout_noise > 0 || sc->rebuild_check;
 	in.machines = machines;
 	in.busy = busy;
 	if (getenv("SIM_TRACE"))

@@ -58,6 +58,9 @@ struct sim_scenario {
 	 * may measure apart from its parent; GOOD and the revert have one
 	 * of their own too */
 	double layout_noise;
+	/* the rebuild check on where there are no layout offsets too, as a
+	 * kernel bisection makes it (it is on wherever there are) */
+	int rebuild_check;
 };
 
 struct sim_result {
