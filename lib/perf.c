@@ -1587,6 +1587,28 @@ static void add_difference(const struct ctx *c, const struct kb_perf_obs *a,
 }
 
 /*
+ * The rebuild check's twins, the same code built two ways: tw[0] the
+ * aligned culprit and the culprit, tw[1] the aligned parent and the
+ * parent (NULL where one is not measured).  0 when there are no aligned
+ * builds.
+ */
+static int twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_perf_obs *co;
+
+	if (!in->align || !in->align_of || !in->align_sha || !*in->align_sha ||
+	    !in->align_parent_sha || !*in->align_parent_sha)
+		return 0;
+	co = find(c, in->align_of);
+	tw[0][0] = find(c, in->align_sha);
+	tw[0][1] = co;
+	tw[1][0] = co && co->node >= 0 ? find(c, in->align_parent_sha) : NULL;
+	tw[1][1] = co && co->node >= 0 ? find(c, in->parent_sha[co->node]) : NULL;
+	return 1;
+}
+
+/*
  * The variance of each commit's own offset from every measured commit
  * against its nearest measured ancestor (GOOD below them all), whatever
  * side it is placed on, and from the builds of the same code the rebuild
@@ -1613,7 +1635,7 @@ static double layout_var_all(const struct ctx *c, const double *w)
 	double *d2 = kb_calloc(nobs + 3, sizeof(*d2)), *e2 = kb_calloc(nobs + 3, sizeof(*e2)), l2 = 0;
 	double *zs = kb_calloc(nobs + 1, sizeof(*zs)), *e = kb_calloc(nobs + 1, sizeof(*e));
 	size_t *nb = kb_calloc(nobs + 1, sizeof(*nb));
-	const struct kb_perf_obs *go = NULL;
+	const struct kb_perf_obs *go = NULL, *tw[2][2];
 
 	for (i = 0; i < g->n; i++)
 		of[i] = (size_t)-1;
@@ -1640,15 +1662,9 @@ static double layout_var_all(const struct ctx *c, const double *w)
 		add_difference(c, &in->obs[i], found >= 0 ? &in->obs[found] : go, zs, e, nb,
 			       d2, e2, &k);
 	}
-	if (in->align && in->align_of && in->align_sha && *in->align_sha &&
-	    in->align_parent_sha && *in->align_parent_sha) {
-		const struct kb_perf_obs *co = find(c, in->align_of);
-
-		add_difference(c, find(c, in->align_sha), co, zs, e, nb, d2, e2, &k);
-		if (co && co->node >= 0)
-			add_difference(c, find(c, in->align_parent_sha),
-				       find(c, in->parent_sha[co->node]), zs, e, nb, d2, e2, &k);
-	}
+	if (twins(c, tw))
+		for (i = 0; i < 2; i++)
+			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, d2, e2, &k);
 	if (k >= 5)
 		l2 = layout_var_fit(d2, e2, k, spanned > k / 10 ? 0 : 1 + k / 10 - spanned);
 	free(of);
@@ -1925,27 +1941,20 @@ static int fresh_builds_stand(const struct ctx *c, const struct found *f)
  */
 static int twins_apart(const struct ctx *c)
 {
-	const struct kb_perf_in *in = c->in;
-	const struct kb_perf_obs *co, *twin[2][2];
+	const struct kb_perf_obs *tw[2][2];
 	double q = 0;
 	int df = 0;
 
-	if (!in->align || !in->align_of || !in->align_sha || !*in->align_sha ||
-	    !in->align_parent_sha || !*in->align_parent_sha)
+	if (!twins(c, tw))
 		return 0;
-	co = find(c, in->align_of);
-	twin[0][0] = find(c, in->align_sha);
-	twin[0][1] = co;
-	twin[1][0] = find(c, in->align_parent_sha);
-	twin[1][1] = co && co->node >= 0 ? find(c, in->parent_sha[co->node]) : NULL;
 	for (int i = 0; i < 2; i++) {
 		double za, va, zb, vb;
 		size_t na, nb;
 
-		if (!twin[i][0] || !twin[i][1])
+		if (!tw[i][0] || !tw[i][1])
 			continue;
-		commit_value(c, twin[i][0], &za, &va, &na);
-		commit_value(c, twin[i][1], &zb, &vb, &nb);
+		commit_value(c, tw[i][0], &za, &va, &na);
+		commit_value(c, tw[i][1], &zb, &vb, &nb);
 		/* their boots' variance, without the offsets' */
 		va -= c->lay2;
 		vb -= c->lay2;
@@ -1968,19 +1977,22 @@ static int twins_apart(const struct ctx *c)
  * --min-effect, at 99.5% with the offsets' spread at its 90% bound, is
  * not told from the offsets: such a commit is not named.  True when its
  * step can be of interest, or when the layout is not seen to move the
- * benchmark, or there is no change of interest.  (No change under 1%
+ * benchmark, or there is no change of interest; else that step and its
+ * bound in *step and *high.  (No change under 1%
  * offsets: 7 wrong culprits in 300 bisections without this, 1 with it;
  * steps of 2-5% under offsets of 0.3-1% as exact as before within a
  * bisection or two in 100.)
  */
-static int fresh_step_of_interest(const struct ctx *c, const struct found *f)
+static int fresh_step_of_interest(const struct ctx *c, const struct found *f, double *step,
+				  double *high)
 {
-	double v, m;
+	double v;
 
 	if (!(c->lay2 > 0) || !f->napairs || !(c->min_eff > 0) || !twins_apart(c))
 		return 1;
-	m = fresh_step_with(c, f, fmax(c->lay2_up, c->lay2), &v);
-	return m + Z_INTEREST * sqrt(v) >= c->min_eff;
+	*step = fresh_step_with(c, f, c->lay2_up, &v);
+	*high = *step + Z_INTEREST * sqrt(v);
+	return *high >= c->min_eff;
 }
 
 /*
@@ -3068,7 +3080,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct ctx c;
 	const struct kb_perf_obs *go, *bo;
 	struct pairs cal;
-	double pmw = 1, eff, lev_g, lev_b;
+	double pmw = 1, eff, lev_g, lev_b, fs, fs_high;
 	size_t i, j, n;
 	int bg, bb, ret = 0, r, max_pairs;
 	unsigned char *alive = NULL;
@@ -3335,16 +3347,14 @@ no_difference:
 		       "stand out of the builds' code layout in the builds made to check it", &f);
 		goto out;
 	}
-	if (!fresh_step_of_interest(&c, &f)) {
-		double v, m = fresh_step_with(&c, &f, fmax(c.lay2_up, c.lay2), &v);
-
+	if (!fresh_step_of_interest(&c, &f, &fs, &fs_high)) {
 		warn(&c, "layout", "%.12s measures %+.1f%% against its parent, and the builds "
 		     "made to check it show %+.1f%%, no more than %+.1f%%: below the change "
 		     "of interest (--min-effect %g%%), and the builds' code layout (offsets "
 		     "of %.2g%%) makes steps like it",
 		     in->node_sha[f.node], pct_of(&c, f.step, raw_mean(&c, in->parent_sha[f.node])),
-		     pct_of(&c, m, raw_mean(&c, in->parent_sha[f.node])),
-		     pct_of(&c, m + Z_INTEREST * sqrt(v), raw_mean(&c, in->parent_sha[f.node])),
+		     pct_of(&c, fs, raw_mean(&c, in->parent_sha[f.node])),
+		     pct_of(&c, fs_high, raw_mean(&c, in->parent_sha[f.node])),
 		     100 * in->p.min_effect, size_pct(&c, sqrt(c.lay2)));
 		finish_unconfirmed(&c, out, culprits, "the likely culprit's step, in the builds "
 		       "made to check it, is below the change of interest and no more than "

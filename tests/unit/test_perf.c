@@ -29,6 +29,22 @@ static void rates(const struct sim_scenario *sc, int trials, int *ok, int *wrong
 	}
 }
 
+/* Over the seeds 'first' to 'first' + 'trials' - 1: exact culprits, wrong
+ * ones and no-regression verdicts. */
+static void tally(const struct sim_scenario *sc, int first, int trials, int *exact,
+		  int *wrong, int *noreg)
+{
+	*exact = *wrong = *noreg = 0;
+	for (int t = first; t < first + trials; t++) {
+		struct sim_result r;
+
+		sim_trial(sc, (uint64_t)t, &r);
+		*exact += r.exact;
+		*wrong += r.wrong_confident;
+		*noreg += !strcmp(r.verdict, "no-regression");
+	}
+}
+
 /* The same on a pool of four, machine m measuring exp(m * spread) more. */
 static void pool_rates(const struct sim_scenario *sc, int trials, double spread, int *ok,
 		       int *wrong)
@@ -71,15 +87,9 @@ TEST(test_perf__outliers_never_a_wrong_culprit)
 TEST(test_perf__outliers_are_no_layout_no_regression)
 {
 	struct sim_scenario sc = { "3/3o", 200, { 0.03 }, 1, 0.03, NOISE_OUTLIERS, 5 };
-	int t, noreg = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 1; t <= 100; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		wrong += r.wrong_confident;
-		noreg += !strcmp(r.verdict, "no-regression");
-	}
+	tally(&sc, 1, 100, &exact, &wrong, &noreg);
 	CHECK_MSG(noreg == 0 && wrong == 0, "no-regression %d, wrong %d of 100", noreg, wrong);
 }
 
@@ -212,15 +222,9 @@ TEST(test_perf__layout_no_culprit_below_the_change_of_interest)
 {
 	struct sim_scenario sc = { "layout, no change", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
 				   .layout_noise = 0.01 };
-	int t, noreg = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 5001; t <= 5100; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		wrong += r.wrong_confident;
-		noreg += !strcmp(r.verdict, "no-regression");
-	}
+	tally(&sc, 5001, 100, &exact, &wrong, &noreg);
 	CHECK_MSG(wrong <= 1 && noreg >= 85, "no-regression %d, wrong %d of 100", noreg, wrong);
 }
 
@@ -234,15 +238,9 @@ TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 {
 	struct sim_scenario sc = { "1% step, rebuild check", 200, { 0.01 }, 1, 0.01,
 				   NOISE_LOGNORMAL, 5, .rebuild_check = 1 };
-	int t, exact = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 1; t <= 100; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-	}
+	tally(&sc, 1, 100, &exact, &wrong, &noreg);
 	CHECK_MSG(exact >= 95 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
 }
 
@@ -256,16 +254,9 @@ TEST(test_perf__layout_no_regression_never_on_a_step_of_interest)
 {
 	struct sim_scenario sc = { "layout 5/3", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5,
 				   .layout_noise = 0.01 };
-	int t, exact = 0, noreg = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 5001; t <= 5100; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-		noreg += !strcmp(r.verdict, "no-regression");
-	}
+	tally(&sc, 5001, 100, &exact, &wrong, &noreg);
 	CHECK_MSG(noreg == 0 && wrong <= 1 && exact >= 80, "no-regression %d, exact %d, "
 		  "wrong %d of 100", noreg, exact, wrong);
 }
