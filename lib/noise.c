@@ -208,9 +208,12 @@ static double best_q(const size_t *t, const double *y, const double *v, const un
  * (other work starts or stops).  An observation far off the walk's
  * prediction (4.5 standard deviations) is a jump when the next one stays
  * with it, an outlying boot (its variance made large) when the next one
- * comes back.  Between a jump's two observations the drift is either
- * level: the boots there get the midpoint, with the jump's half squared
- * added to their variance.
+ * comes back.  The largest surprise can come one observation late,
+ * where the first after the jump pulled the walk part of the way: the
+ * jump is before the earliest of those leading up to it that stand
+ * nearer its level than the walk's.  Between a jump's two observations
+ * the drift is either level: the boots there get the midpoint, with the
+ * jump's half squared added to their variance.
  */
 double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t n,
 		       size_t nt, double *d, double *pvar)
@@ -259,8 +262,19 @@ double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t
 		if (worst + 1 < n && !reset[worst + 1] &&
 		    fabs(y[worst + 1] - pred[worst]) < fabs(y[worst + 1] - y[worst]))
 			vv[worst] *= 1e4;
-		else
-			reset[worst] = 1;
+		else {
+			/* where the jump came: the walk, pulled part of the
+			 * way by the first observations after it, shows the
+			 * largest surprise one or more later; those before
+			 * that stand nearer the level after it than the
+			 * walk's prediction are after it too */
+			size_t j = worst;
+
+			while (j > 1 && !reset[j - 1] &&
+			       fabs(y[j - 1] - y[worst]) < fabs(y[j - 1] - pred[j - 1]))
+				j--;
+			reset[j] = 1;
+		}
 	}
 	walk(t, y, vv, reset, n, nt, q, big, d, pvar, NULL, NULL);
 	for (i = 1; i < n; i++) {

@@ -118,6 +118,34 @@ TEST(test_noise__drift_jump_found_and_its_gap_uncertain)
 		  "a steady machine drifts: q %.2g, gap %.3f", q, sqrt(pv[15]));
 }
 
+/* The machine 9% slower from some time in a gap between endpoint boots
+ * (boot spread 2%): the first boot after it is 4 standard deviations off,
+ * the next one more, for the walk moved a little towards the first.  The
+ * jump is before the first, and the gap's boots (the probes measured
+ * there) have either level, not the one before. */
+TEST(test_noise__drift_jump_placed_at_its_first_boot)
+{
+	static const double pre[10] = { 0.025, -0.017, -0.030, 0, 0.001, 0.027, -0.036,
+					-0.023, -0.038, 0.011 };
+	static const double post[10] = { 0.082, 0.122, 0.080, 0.064, 0.118, 0.078, 0.095,
+					 0.070, 0.100, 0.101 };
+	size_t t[20], nt = 40;
+	double y[20], v[20], d[40], pv[40];
+
+	for (int i = 0; i < 10; i++) {
+		t[i] = (size_t)i;
+		y[i] = pre[i];
+		t[10 + i] = (size_t)(23 + i);
+		y[10 + i] = post[i];
+		v[i] = v[10 + i] = 0.0216 * 0.0216;
+	}
+	kb_drift_smooth(t, y, v, 20, nt, d, pv);
+	CHECK_MSG(fabs(d[23] - 0.09) < 0.02, "the first boot after the jump has drift %.3f",
+		  d[23]);
+	CHECK_MSG(sqrt(pv[15]) > 0.03, "in the gap the drift is %.3f, known to %.3f", d[15],
+		  sqrt(pv[15]));
+}
+
 /* A line of commits; GOOD and BAD measured over many boots whose own
  * offsets are as large as the step; one boot of five runs of a probe at
  * exactly BAD's level is no decision. */
