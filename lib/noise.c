@@ -204,16 +204,46 @@ static double best_q(const size_t *t, const double *y, const double *v, const un
 }
 
 /*
+ * The steady machine's (q = 0) likeliest jump: the observation where the
+ * walk starting anew raises the likelihood most, when it raises it by
+ * more than one observation 4.9 standard deviations off would (12, a
+ * chance of about one in a million at each); else 0.
+ */
+static size_t best_jump(const size_t *t, const double *y, const double *v,
+			unsigned char *reset, size_t n, size_t nt, double big)
+{
+	double l0 = walk(t, y, v, reset, n, nt, 0, big, NULL, NULL, NULL, NULL), gain = 12;
+	size_t best = 0;
+
+	for (size_t j = 1; j < n; j++) {
+		double l;
+
+		if (reset[j])
+			continue;
+		reset[j] = 1;
+		l = walk(t, y, v, reset, n, nt, 0, big, NULL, NULL, NULL, NULL);
+		reset[j] = 0;
+		if (l - l0 > gain) {
+			gain = l - l0;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/*
  * A machine's speed wanders slowly (the walk) and jumps now and then
  * (other work starts or stops).  An observation far off the walk's
  * prediction (4.5 standard deviations) is a jump when the next one stays
  * with it, an outlying boot (its variance made large) when the next one
- * comes back.  The largest surprise can come one observation late,
- * where the first after the jump pulled the walk part of the way: the
- * jump is before the earliest of those leading up to it that stand
- * nearer its level than the walk's.  Between a jump's two observations
- * the drift is either level: the boots there get the midpoint, with the
- * jump's half squared added to their variance.
+ * comes back.  A jump is also where the walk starting anew fits a steady
+ * machine far better (best_jump()), though no one observation is that far
+ * off.  The largest surprise can come one observation late, where the
+ * first after the jump pulled the walk part of the way: the jump is
+ * before the earliest of those leading up to it that stand nearer its
+ * level than the walk's.  Between a jump's two observations the drift is
+ * either level: the boots there get the midpoint, with the jump's half
+ * squared added to their variance.
  */
 double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t n,
 		       size_t nt, double *d, double *pvar)
@@ -243,7 +273,7 @@ double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t
 	 * the walk's step, by likelihood, with them set apart */
 	q = 0;
 	for (int iter = 0; iter < 12; iter++) {
-		size_t worst = 0;
+		size_t worst = 0, jump;
 		double wz = 0, nq;
 
 		walk(t, y, vv, reset, n, nt, q, big, NULL, NULL, innov, pred);
@@ -252,6 +282,14 @@ double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t
 				wz = fabs(innov[i]);
 				worst = i;
 			}
+		/* a jump no one observation shows: where the boots after
+		 * it are few standard deviations off each (a large boot
+		 * spread, a gap of probes between the endpoints), but
+		 * together far off a steady machine */
+		if (wz < 4.5 && q == 0 && (jump = best_jump(t, y, vv, reset, n, nt, big)) > 0) {
+			reset[jump] = 1;
+			continue;
+		}
 		if (wz < 4.5) {
 			nq = best_q(t, y, vv, reset, n, nt, vbar, big);
 			if (nq == q)

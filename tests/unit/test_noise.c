@@ -146,6 +146,31 @@ TEST(test_noise__drift_jump_placed_at_its_first_boot)
 		  sqrt(pv[15]));
 }
 
+/* The same jump where the boots differ as much (2.3%) and the gap is
+ * wider: no one boot after it is 4.5 standard deviations off the
+ * walk's prediction, but together the boots after it are far off a
+ * steady machine. */
+TEST(test_noise__drift_jump_seen_from_the_boots_together)
+{
+	static const double pre[14] = { 0.006, 0.040, 0.023, -0.030, -0.018, 0.066, 0.026,
+					0.002, -0.020, 0.002, 0.004, 0.002, -0.020, 0.042 };
+	size_t t[44], nt = 80;
+	double y[44], v[44], d[80], pv[80];
+	uint64_t s = 11;
+
+	for (int i = 0; i < 44; i++) {
+		t[i] = (size_t)(i < 14 ? i : 27 + (i - 14) * 2);
+		y[i] = i < 14 ? pre[i] : 0.09 + 0.02 * fmax(-1.5, fmin(1.5, kb_rand_normal(&s)));
+		v[i] = 0.0234 * 0.0234;
+	}
+	y[14] = 0.080;
+	kb_drift_smooth(t, y, v, 44, nt, d, pv);
+	CHECK_MSG(fabs(d[5] - 0.01) < 0.02 && fabs(d[50] - 0.09) < 0.02, "levels %.3f %.3f",
+		  d[5], d[50]);
+	CHECK_MSG(sqrt(pv[20]) > 0.03, "in the gap the drift is %.3f, known to %.3f", d[20],
+		  sqrt(pv[20]));
+}
+
 /* A line of commits; GOOD and BAD measured over many boots whose own
  * offsets are as large as the step; one boot of five runs of a probe at
  * exactly BAD's level is no decision. */

@@ -245,6 +245,23 @@ TEST(test_perf__layout_no_regression_asks_the_aligned_builds)
 		  "of 200", noreg + noreg2, wrong + wrong2);
 }
 
+/* All of it at once: boots that differ by 2%, 1% offsets per build, and
+ * the machine 10% slower from run 50, in the middle of the first probes.
+ * No one GOOD or BAD boot after the jump is 4.5 standard deviations off
+ * the drift's walk; the probes between them took the speed before it,
+ * and the builds' offsets were taken for three times their size (83 of
+ * these 100 were exact when the drift saw no jump there). */
+TEST(test_perf__jump_in_a_gap_of_probes_seen_under_boot_spread)
+{
+	struct sim_scenario sc = { "all at once", 200, { 0.05 }, 1, 0.01, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.02, .speed = { { 0.10, 50, 0 } },
+				   .layout_noise = 0.01 };
+	int exact, noreg, wrong;
+
+	tally(&sc, 5001, 100, &exact, &wrong, &noreg);
+	CHECK_MSG(exact >= 88 && wrong <= 1, "exact %d, wrong %d of 100", exact, wrong);
+}
+
 /* A real step below --min-effect, with the rebuild check on as in a
  * kernel tree and no layout offsets: the model can find a spread of
  * offsets that is not there, from chance, and the culprit's step is below
