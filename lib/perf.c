@@ -3060,13 +3060,12 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 	 * in 100 on each of three seeds; the steps' exact bisections the
 	 * same).  BAD against its revert is no stand-in: it measures what the
 	 * commit did, not the level its boundary sits on */
-	if (f->node >= 0 && f->napairs) {
-		if (!(f->astep + Z_SAME * sqrt(f->astep_se * f->astep_se + 2 * c->lay2) <
-		      c->min_eff))
+	if (f->node >= 0 && (f->napairs || f->npairs)) {
+		double step = f->napairs ? f->astep : f->step;
+		double se = f->napairs ? f->astep_se : f->step_se;
+
+		if (!(step + Z_SAME * sqrt(se * se + 2 * c->lay2) < c->min_eff))
 			goto inconclusive;
-	} else if (f->node >= 0 && f->npairs &&
-		   !(f->step + Z_SAME * sqrt(f->step_se * f->step_se + 2 * c->lay2) < c->min_eff)) {
-		goto inconclusive;
 	}
 	fig = cal_figures(c, &cal);
 	snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD %+.3g%%, "
