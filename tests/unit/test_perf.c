@@ -262,6 +262,22 @@ TEST(test_perf__jump_in_a_gap_of_probes_seen_under_boot_spread)
 	CHECK_MSG(exact >= 88 && wrong <= 1, "exact %d, wrong %d of 100", exact, wrong);
 }
 
+/* No change where BAD's parent is GOOD, boots that differ by twice the
+ * runs: calibration is the whole search, and a difference its first two
+ * pairs show by their boots' offsets alone became a culprit once BAD and
+ * its revert happened to agree (3 of these 450 trials, seeds 401-850,
+ * named BAD before calibration waited for 4 pairs in a short range). */
+TEST(test_perf__one_commit_range_not_decided_by_two_pairs_of_boots)
+{
+	struct sim_scenario sc = { "one commit, 1/2b", 1, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.02 };
+	int exact, noreg, wrong;
+
+	tally(&sc, 401, 450, &exact, &wrong, &noreg);
+	CHECK_MSG(wrong == 0 && noreg >= 440, "wrong %d, no-regression %d of 450", wrong,
+		  noreg);
+}
+
 /* A real step below --min-effect, with the rebuild check on as in a
  * kernel tree and no layout offsets: the model can find a spread of
  * offsets that is not there, from chance, and the culprit's step is below
