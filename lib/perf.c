@@ -1999,6 +1999,29 @@ static int fresh_step_of_interest(const struct ctx *c, const struct found *f, do
 }
 
 /*
+ * The probability from which the favourite is verified once no probe
+ * narrows the range down further, where the rest is split among others.
+ * A commit and its neighbour can stay split near half and half, and the
+ * likelier of them is checked from 40% on, its checks turning it down
+ * where it is not the one:
+ * - on one machine, where each build has an offset of its own that more
+ *   boots cannot take away;
+ * - on a pool, where builds have none: a commit that measures at neither
+ *   level within its cap, its few boots each on a machine of its own (a
+ *   3% step in 3% boot spread: 4 of 100 ended there).  Not under offsets
+ *   on a pool: a likely culprit turned down there costs the "no
+ *   regression" that GOOD and BAD within the offsets still give (no
+ *   change under 1% offsets: 4 in 100 fewer, and a wrong culprit more).
+ * Else from 50%.
+ */
+static double verify_from(const struct ctx *c)
+{
+	int offsets = c->in->align && c->lay2 > 0;
+
+	return (pooled(c) ? !offsets : offsets) ? 0.4 : 0.5;
+}
+
+/*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
  * 'f' set (f->node -1 when there is no culprit), never NOTHING.
@@ -2065,17 +2088,8 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 			goto out;
 		ret = DECIDED;
 		/* as on one machine: the clear favourite stands or falls by its
-		 * checks.  A commit and its neighbour can stay split near half
-		 * and half when the one between them measures at neither level
-		 * within its cap, its few boots each at a pool's machine of its
-		 * own: the likelier is checked from 40% on, and its checks turn
-		 * it down where it is not the one (a 3% step in 3% boot spread:
-		 * 4 of 100 ended there).  Not where each build has an offset of
-		 * its own: a likely culprit turned down there costs the "no
-		 * regression" that GOOD and BAD within the offsets still give
-		 * (no change under 1% offsets: 4 in 100 fewer, and a wrong
-		 * culprit more) */
-		if (do_revert && best >= (in->align && c->lay2 > 0 ? 0.5 : 0.4) && best_node >= 0)
+		 * checks */
+		if (do_revert && best >= verify_from(c) && best_node >= 0)
 			goto verify;
 		snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
 			 "down (the most likely, %.12s, has %.0f%%)",
@@ -2150,11 +2164,8 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 	}
 	/* no probe narrows it down further, and one commit is the clear
 	 * favourite: measured against its parent, together, it stands or
-	 * falls (its probability stays what the probes gave it).  Where
-	 * each build has an offset of its own that more boots cannot take
-	 * away, a commit and its neighbour can stay split near half and
-	 * half: the likelier of them is checked from 40% on */
-	if (do_revert && best >= (in->align && c->lay2 > 0 ? 0.4 : 0.5) && best_node >= 0)
+	 * falls (its probability stays what the probes gave it) */
+	if (do_revert && best >= verify_from(c) && best_node >= 0)
 		goto verify;
 	snprintf(f->why, sizeof(f->why), "no commit left whose test could narrow it "
 		 "down (the most likely, %.12s, has %.0f%%)",

@@ -45,6 +45,21 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
 	}
 }
 
+/* The same as tally() on a pool of four machines that measure alike. */
+static void pool_tally(const struct sim_scenario *sc, int first, int trials, int *exact,
+		       int *wrong, int *noreg)
+{
+	*exact = *wrong = *noreg = 0;
+	for (int t = first; t < first + trials; t++) {
+		struct sim_result r;
+
+		sim_trial_pool(sc, (uint64_t)t, 4, 0, &r);
+		*exact += r.exact;
+		*wrong += r.wrong_confident;
+		*noreg += !strcmp(r.verdict, "no-regression");
+	}
+}
+
 /* The same on a pool of four, machine m measuring exp(m * spread) more. */
 static void pool_rates(const struct sim_scenario *sc, int trials, double spread, int *ok,
 		       int *wrong)
@@ -377,15 +392,9 @@ TEST(test_perf__pool_pairs_that_differ_are_no_no_regression)
 {
 	struct sim_scenario sc = { "3/1/3b", 200, { 0.03 }, 1, 0.01, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.03 };
-	int t, noreg = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 1; t <= 20; t++) {
-		struct sim_result r;
-
-		sim_trial_pool(&sc, (uint64_t)t, 4, 0, &r);
-		noreg += !strcmp(r.verdict, "no-regression");
-		wrong += r.wrong_confident;
-	}
+	pool_tally(&sc, 1, 20, &exact, &wrong, &noreg);
 	CHECK_MSG(noreg == 0 && wrong == 0, "no-regression %d, wrong %d of 20", noreg, wrong);
 }
 
@@ -398,15 +407,9 @@ TEST(test_perf__pool_checks_the_likelier_of_two_split_commits)
 {
 	struct sim_scenario sc = { "3/1/3b", 200, { 0.03 }, 1, 0.01, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.03 };
-	int t, exact = 0, wrong = 0;
+	int exact, noreg, wrong;
 
-	for (t = 36; t <= 60; t++) {
-		struct sim_result r;
-
-		sim_trial_pool(&sc, (uint64_t)t, 4, 0, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-	}
+	pool_tally(&sc, 36, 25, &exact, &wrong, &noreg);
 	CHECK_MSG(exact >= 23 && wrong == 0, "exact %d, wrong %d of 25", exact, wrong);
 }
 
@@ -418,14 +421,9 @@ TEST(test_perf__pool_no_change_with_unknown_boot_spread)
 {
 	struct sim_scenario sc = { "none/1/2b", 200, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.02 };
-	int t, noreg = 0;
+	int exact, noreg, wrong;
 
-	for (t = 1; t <= 30; t++) {
-		struct sim_result r;
-
-		sim_trial_pool(&sc, (uint64_t)t, 4, 0, &r);
-		noreg += !strcmp(r.verdict, "no-regression");
-	}
+	pool_tally(&sc, 1, 30, &exact, &wrong, &noreg);
 	CHECK_MSG(noreg >= 29, "no-regression %d of 30", noreg);
 }
 
