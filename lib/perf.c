@@ -123,7 +123,10 @@ struct ctx {
 	size_t tau_n;        /* the pairs of boots of one commit it is from: with
 			      * none, the boot spread is not known at all */
 	double lay2;         /* each commit's own offset (code layout), squared */
-	double lay2_up;      /* its bound at 90%, for a second culprit */
+	double lay2_up;      /* its bound at 90%, from the sides' pairs */
+	double lay2_second;  /* the larger of that and the bound from every
+			      * difference that tells it: what a second
+			      * culprit must stand out of */
 	double min_eff;      /* the smallest change of interest, z units */
 	size_t total;        /* samples taken */
 	int runs;            /* runs a boot, as chosen */
@@ -1484,6 +1487,45 @@ static double layout_var_fit(const double *d2, const double *e, size_t k, size_t
 }
 
 /*
+ * A bound at 90% on the offsets' variance L from 'k' differences of two
+ * builds each (d2 their squares, e the variance their boots give them),
+ * all but the 'drop' largest: the L at which those differences against
+ * their own variance (e + 2 L) sum to what the smallest as many of k
+ * chi-square draws do at their 10% point.  0 where they do at L = 0.
+ */
+static double layout_var_bound(const double *d2, const double *e, size_t k, size_t drop)
+{
+	double *t = kb_malloc(k * sizeof(*t)), lo = 0, hi = 0, want;
+	size_t i;
+
+	want = kept_expect(k, drop) * kb_chi2_quantile(0.10, (double)(k - drop)) /
+	       (double)(k - drop);
+	/* at hi every ratio is below want / k */
+	for (i = 0; i < k; i++)
+		hi += d2[i];
+	hi = hi / (2 * want) * (double)k;
+	for (int it = 0; it <= 100; it++) {
+		double l = it ? (lo + hi) / 2 : 0, sum = 0;
+
+		for (i = 0; i < k; i++)
+			t[i] = d2[i] / (e[i] + 2 * l);
+		qsort(t, k, sizeof(*t), cmp_double);
+		for (i = 0; i + drop < k; i++)
+			sum += t[i];
+		if (!it && sum <= want) {
+			hi = 0;
+			break;
+		}
+		if (it && sum > want)
+			lo = l;
+		else if (it)
+			hi = l;
+	}
+	free(t);
+	return (lo + hi) / 2;
+}
+
+/*
  * A bound at 90% on the variance of each commit's own offset, from 'k'
  * differences 'd' of two commits each (variance 'e' of their
  * measurement): each ratio d^2/e is chi-square with one degree of freedom
@@ -1624,11 +1666,26 @@ static int twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * depend on the sides.  The culprit's step shows in the few that span
  * it: those the posterior puts it between (w: each node's chance to have
  * it, kb_graph_reach()) are left out, and as many more of the largest as
- * layout_var_up() leaves out (layout_var_fit()).  0 with fewer than five.
+ * layout_var_up() leaves out (layout_var_fit()).
+ *
+ * A range of a few commits gives fewer than five such differences, and
+ * then the builds of the same code alone tell: the two pairs above, and
+ * BAD reverted on itself against BAD's parent (the same tree).  No step
+ * can lie between those, so none are left out.  0 with fewer than five
+ * differences and fewer than two of those.  (Without them, no change
+ * under 1% offsets in a range of one to four commits named a commit in
+ * 6-9% of bisections: the spread taken for 0, the checks weighed the
+ * builds' steps against the boots alone.)
+ *
+ * In *up, a bound at 90% on the spread from the same differences
+ * (layout_var_bound()), for a second culprit: a commit beside a real one
+ * measures apart by its own offset, and from two or three differences
+ * the spread can come out at nothing.
+ *
  * Taken while c->lay2 is 0, so that each commit's variance is its boots'
  * alone.
  */
-static double layout_var_all(const struct ctx *c, const double *w)
+static double layout_var_all(const struct ctx *c, const double *w, double *up)
 {
 	const struct kb_perf_in *in = c->in;
 	const struct kb_graph *g = in->g;
@@ -1639,6 +1696,8 @@ static double layout_var_all(const struct ctx *c, const double *w)
 	double *zs = kb_calloc(nobs + 1, sizeof(*zs)), *e = kb_calloc(nobs + 1, sizeof(*e));
 	size_t *nb = kb_calloc(nobs + 1, sizeof(*nb));
 	const struct kb_perf_obs *go = NULL, *tw[2][2];
+	double td2[3], te2[3];
+	size_t kt = 0;
 
 	for (i = 0; i < g->n; i++)
 		of[i] = (size_t)-1;
@@ -1665,11 +1724,26 @@ static double layout_var_all(const struct ctx *c, const double *w)
 		add_difference(c, &in->obs[i], found >= 0 ? &in->obs[found] : go, zs, e, nb,
 			       d2, e2, &k);
 	}
-	if (twins(c, tw))
-		for (i = 0; i < 2; i++)
+	if (twins(c, tw)) {
+		for (i = 0; i < 2; i++) {
 			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, d2, e2, &k);
-	if (k >= 5)
-		l2 = layout_var_fit(d2, e2, k, spanned > k / 10 ? 0 : 1 + k / 10 - spanned);
+			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, td2, te2, &kt);
+		}
+		if (in->revert_of && !strcmp(in->revert_of, in->node_sha[in->bad]) &&
+		    in->revert_sha && *in->revert_sha)
+			add_difference(c, find(c, in->revert_sha), find(c, in->parent_sha[in->bad]),
+				       zs, e, nb, td2, te2, &kt);
+	}
+	*up = 0;
+	if (k >= 5) {
+		size_t drop = spanned > k / 10 ? 0 : 1 + k / 10 - spanned;
+
+		l2 = layout_var_fit(d2, e2, k, drop);
+		*up = layout_var_bound(d2, e2, k, drop);
+	} else if (kt >= 2) {
+		l2 = layout_var_fit(td2, te2, kt, 0);
+		*up = layout_var_bound(td2, te2, kt, 0);
+	}
 	free(of);
 	free(queue);
 	free(seen);
@@ -1698,7 +1772,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 	double *post = kb_calloc(g->n, sizeof(*post)), *w = kb_calloc(g->n, sizeof(*w));
 	double *e = kb_calloc(c->in->nobs + 1, sizeof(*e)), *zs = kb_calloc(c->in->nobs + 1, sizeof(*zs));
 	signed char *side = kb_calloc(c->in->nobs + 1, 1);
-	double all = 0;
+	double all = 0, all_up = 0;
 	size_t i;
 	int iter;
 
@@ -1708,11 +1782,11 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		double sw[2] = { 0, 0 }, sz[2] = { 0, 0 };
 		int nside[2] = { 0, 0 };
 
-		c->lay2 = c->lay2_up = 0;
+		c->lay2 = c->lay2_up = c->lay2_second = 0;
 		posterior(c, alive, c->in->bad, *lo, *hi, post);
 		kb_graph_reach(g, alive, post, w);
 		if (!iter)
-			all = c->in->align ? layout_var_all(c, w) : 0;
+			all = c->in->align ? layout_var_all(c, w, &all_up) : 0;
 		for (i = 0; i < c->in->nobs; i++) {
 			const struct kb_perf_obs *o = &c->in->obs[i];
 			double z, var;
@@ -1788,6 +1862,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 			 * large, so the larger of the two */
 			c->lay2 = fmax(c->lay2, all);
 			c->lay2_up = fmax(c->lay2_up, c->lay2);
+			c->lay2_second = fmax(c->lay2_up, all_up);
 			free(dd);
 			free(ee);
 			free(of);
@@ -2204,7 +2279,7 @@ verify:
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
-		r = check_upto(&pc, hi - lo, 2 * (do_revert ? c->lay2 : c->lay2_up),
+		r = check_upto(&pc, hi - lo, 2 * (do_revert ? c->lay2 : c->lay2_second),
 			       do_revert ? 1.645 : second_z(nalive),
 			       verify_cap(c, hi - lo), do_revert && in->align);
 		if (r == CHECK_MORE) {

@@ -68,7 +68,8 @@ static void world_init(struct world *w, const struct sim_scenario *sc, uint64_t 
 		size_t c;
 
 		do {
-			c = 1 + kb_rand_next(&w->rng) % (w->n - 1);
+			/* a history of one commit: that commit */
+			c = w->n > 1 ? 1 + kb_rand_next(&w->rng) % (w->n - 1) : 0;
 			for (k = 0; k < (size_t)e && w->culprit[k] != c; k++)
 				;
 		} while (k < (size_t)e);
