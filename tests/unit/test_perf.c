@@ -293,6 +293,23 @@ TEST(test_perf__one_commit_range_not_decided_by_two_pairs_of_boots)
 		  noreg);
 }
 
+/* Two commits, the second a 5% step, each build with its own offset of
+ * 1%: the first commit measures apart from GOOD, or BAD from the culprit,
+ * by its offset alone.  The range is too short to tell the offsets'
+ * spread from its commits; the builds of the same code do (the aligned
+ * pair against the plain one, BAD reverted on itself against its
+ * parent), and a second culprit must stand out of a bound on it (11 of
+ * these 100 named a second commit when the spread was taken for 0). */
+TEST(test_perf__short_range_second_culprit_not_named_on_layout_alone)
+{
+	struct sim_scenario sc = { "two commits, layout 5/1", 2, { 0.05 }, 1, 0.01,
+				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
+	int exact, noreg, wrong;
+
+	tally(&sc, 7001, 100, &exact, &wrong, &noreg);
+	CHECK_MSG(wrong <= 3 && exact >= 88, "wrong %d, exact %d of 100", wrong, exact);
+}
+
 /* A real step below --min-effect, with the rebuild check on as in a
  * kernel tree and no layout offsets: the model can find a spread of
  * offsets that is not there, from chance, and the culprit's step is below
