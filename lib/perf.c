@@ -1486,39 +1486,43 @@ static double layout_var_fit(const double *d2, const double *e, size_t k, size_t
 	return l;
 }
 
+/* trimmed_scale() of 'k' differences (d2 their squares, e their boots'
+ * variance) against their variance with offsets of variance l, in t. */
+static double scale_at(const double *d2, const double *e, size_t k, size_t drop, double l,
+		       double *t)
+{
+	for (size_t i = 0; i < k; i++)
+		t[i] = d2[i] / (e[i] + 2 * l);
+	return trimmed_scale(t, k, drop);
+}
+
 /*
  * A bound at 90% on the offsets' variance L from 'k' differences of two
  * builds each (d2 their squares, e the variance their boots give them),
- * all but the 'drop' largest: the L at which those differences against
- * their own variance (e + 2 L) sum to what the smallest as many of k
- * chi-square draws do at their 10% point.  0 where they do at L = 0.
+ * all but the 'drop' largest: the L at which their scale (scale_at())
+ * comes down to a chi-square's 10% point over its degrees of freedom.
+ * 0 where it is there at L = 0.
  */
 static double layout_var_bound(const double *d2, const double *e, size_t k, size_t drop)
 {
 	double *t = kb_malloc(k * sizeof(*t)), lo = 0, hi = 0, want;
 	size_t i;
 
-	want = kept_expect(k, drop) * kb_chi2_quantile(0.10, (double)(k - drop)) /
-	       (double)(k - drop);
-	/* at hi every ratio is below want / k */
+	want = kb_chi2_quantile(0.10, (double)(k - drop)) / (double)(k - drop);
+	if (scale_at(d2, e, k, drop, 0, t) <= want) {
+		free(t);
+		return 0;
+	}
+	/* at hi every ratio is below 1/k of what the kept ones may sum to */
 	for (i = 0; i < k; i++)
 		hi += d2[i];
-	hi = hi / (2 * want) * (double)k;
-	for (int it = 0; it <= 100; it++) {
-		double l = it ? (lo + hi) / 2 : 0, sum = 0;
+	hi = hi / (2 * want * kept_expect(k, drop)) * (double)k;
+	for (int it = 0; it < 100; it++) {
+		double l = (lo + hi) / 2;
 
-		for (i = 0; i < k; i++)
-			t[i] = d2[i] / (e[i] + 2 * l);
-		qsort(t, k, sizeof(*t), cmp_double);
-		for (i = 0; i + drop < k; i++)
-			sum += t[i];
-		if (!it && sum <= want) {
-			hi = 0;
-			break;
-		}
-		if (it && sum > want)
+		if (scale_at(d2, e, k, drop, l, t) > want)
 			lo = l;
-		else if (it)
+		else
 			hi = l;
 	}
 	free(t);
@@ -1696,7 +1700,7 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up)
 	double *zs = kb_calloc(nobs + 1, sizeof(*zs)), *e = kb_calloc(nobs + 1, sizeof(*e));
 	size_t *nb = kb_calloc(nobs + 1, sizeof(*nb));
 	const struct kb_perf_obs *go = NULL, *tw[2][2];
-	double td2[3], te2[3];
+	double td2[3], te2[3];   /* the two twins and BAD's revert */
 	size_t kt = 0;
 
 	for (i = 0; i < g->n; i++)
