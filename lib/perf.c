@@ -3130,6 +3130,19 @@ static void cal_words(const struct ctx *c, const struct pairs *cal, int too_nois
 		snprintf(buf, len, "%s", *interval ? interval + 2 : "");
 }
 
+/*
+ * Where builds have offsets of their own (the rebuild check on), GOOD and
+ * BAD alike, or BAD the better, is a finding on these two builds: their
+ * offsets can undo a change, and no build of the same code was made to
+ * bound that (a 2% step under 1% offsets: a bound below it in 10-11% of
+ * bisections).  The words that say so, for the end of a reason.
+ */
+static const char *of_these_builds(const struct ctx *c)
+{
+	return c->in->align ? "; that is of these two builds: each build's code layout can "
+		"move it, and no build of the same code was measured to bound that" : "";
+}
+
 /* What to blame when calibration cannot tell, and what would help. */
 static void warn_too_noisy(struct ctx *c)
 {
@@ -3359,19 +3372,10 @@ no_difference:
 			char why[500], words[240];
 
 			cal_words(&c, &cal, 0, words, sizeof(words));
-			/* where builds have offsets of their own (the rebuild
-			 * check on), two builds that measure alike can hide a
-			 * change their offsets undo, and no build of the same
-			 * code was made to bound that: the figure is of these
-			 * builds (a 2% step under 1% offsets: a bound below it
-			 * in 10-11% of bisections) */
 			snprintf(why, sizeof(why), "%s%s%s%s", c.warm_detected ?
 				 "GOOD and BAD do not differ once the warm-up runs after each "
 				 "boot are left out" : "GOOD and BAD do not differ",
-				 *words ? ": " : "", words, in->align && *words ?
-				 "; that is of these two builds: each build's code layout can "
-				 "move it, and no build of the same code was measured to bound "
-				 "that" : "");
+				 *words ? ": " : "", words, *words ? of_these_builds(&c) : "");
 			finish(&c, out, "no-regression", json_array(), why);
 			json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));
 		}
@@ -3398,11 +3402,11 @@ no_difference:
 		goto too_noisy;
 	}
 	if (eff <= 0) {
-		char why[300], words[240];
+		char why[400], words[240];
 
 		cal_words(&c, &cal, 0, words, sizeof(words));
-		snprintf(why, sizeof(why), "BAD measures better than GOOD%s",
-			 strchr(words, '(') ? strchr(words, '(') - 1 : "");
+		snprintf(why, sizeof(why), "BAD measures better than GOOD%s%s",
+			 strchr(words, '(') ? strchr(words, '(') - 1 : "", of_these_builds(&c));
 		finish(&c, out, "no-regression", json_array(), why);
 		json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));
 		goto out;
