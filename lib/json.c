@@ -1,6 +1,7 @@
 /* JSON text with short reals (json.h). */
 #include "json.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,9 +11,12 @@ void kb_real_text(double v, char *out, size_t len)
 {
 	int p;
 
+	/* the fewest digits that read back the same, written out where a
+	 * person would ("30", not "3e+01": it goes on command lines) */
 	for (p = 1; p <= 17; p++) {
 		snprintf(out, len, "%.*g", p, v);
-		if (strtod(out, NULL) == v)
+		if (strtod(out, NULL) == v &&
+		    (!strchr(out, 'e') || fabs(v) >= 1e17 || fabs(v) < 1e-4))
 			break;
 	}
 }

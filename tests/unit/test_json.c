@@ -59,4 +59,15 @@ TEST(test_json__real_text)
 	CHECK(!strcmp(b, "3"));
 	kb_real_text(0.1 + 0.2, b, sizeof(b));
 	CHECK(!strcmp(b, "0.30000000000000004"));
+	/* written out, as on a command line: not 3e+01 */
+	kb_real_text(30, b, sizeof(b));
+	CHECK_MSG(!strcmp(b, "30"), "%s", b);
+	kb_real_text(1500, b, sizeof(b));
+	CHECK_MSG(!strcmp(b, "1500"), "%s", b);
+	kb_real_text(-200, b, sizeof(b));
+	CHECK_MSG(!strcmp(b, "-200"), "%s", b);
+	kb_real_text(1e-5, b, sizeof(b));
+	CHECK_MSG(!strcmp(b, "1e-05"), "%s", b);
+	kb_real_text(1e20, b, sizeof(b));
+	CHECK_MSG(!strcmp(b, "1e+20"), "%s", b);
 }
