@@ -1694,6 +1694,13 @@ static int twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * Taken while c->lay2 is 0, so that each commit's variance is its boots'
  * alone.
  */
+/* How many of 'k' differences layout_var_fit() leaves out: one, and one
+ * more for every ten, less the 'spanned' already left out. */
+static size_t layout_drop(size_t k, size_t spanned)
+{
+	return spanned > k / 10 ? 0 : 1 + k / 10 - spanned;
+}
+
 static double layout_var_all(const struct ctx *c, const double *w, double *up, double *other)
 {
 	const struct kb_perf_in *in = c->in;
@@ -1746,7 +1753,7 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 	}
 	*up = *other = 0;
 	if (k >= 5) {
-		size_t drop = spanned > k / 10 ? 0 : 1 + k / 10 - spanned;
+		size_t drop = layout_drop(k, spanned);
 
 		l2 = layout_var_fit(d2, e2, k, drop);
 		*up = layout_var_bound(d2, e2, k, drop);
@@ -1754,7 +1761,7 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 		if (k0 == k)
 			*other = l2;
 		else if (k0 >= 5)
-			*other = layout_var_fit(d2, e2, k0, spanned > k0 / 10 ? 0 : 1 + k0 / 10 - spanned);
+			*other = layout_var_fit(d2, e2, k0, layout_drop(k0, spanned));
 	} else if (kt >= 2) {
 		l2 = layout_var_fit(td2, te2, kt, 0);
 		*up = layout_var_bound(td2, te2, kt, 0);
@@ -3486,35 +3493,33 @@ no_difference:
 		       "does not recover", &f);
 		goto out;
 	}
-	if (!strcmp(f.align_check, "fail") && f.align_unclear) {
-		json_t *cu = json_array_get(culprits, 0), *a = json_object_get(cu, "aligned");
-
-		char off[80] = "";
-
-		if (c.lay2_other > 0)
-			snprintf(off, sizeof(off), " and the builds' code layout (offsets of %.2g%%)",
-				 size_pct(&c, sqrt(c.lay2_other)));
-		warn(&c, "unconfirmed", "built with 64-byte function alignment, %.12s measures "
-		     "%+.1f%% against its parent (%zu pairs), where it measured %+.1f%% "
-		     "without: the step does not stand out, and is not clearly less than "
-		     "without either; the boots%s can make both, so whether the step is the "
-		     "commit's or one of code layout these builds do not tell",
-		     in->node_sha[f.node], json_real_value(json_object_get(a, "delta_pct")),
-		     f.napairs, json_real_value(json_object_get(cu, "delta_pct")), off);
-		finish_unconfirmed(&c, out, culprits, "the likely culprit's step, built with "
-		       "the code aligned, neither stays nor clearly vanishes", &f);
-		goto out;
-	}
 	if (!strcmp(f.align_check, "fail")) {
 		json_t *cu = json_array_get(culprits, 0), *a = json_object_get(cu, "aligned");
+		double adelta = json_real_value(json_object_get(a, "delta_pct"));
+		double delta = json_real_value(json_object_get(cu, "delta_pct"));
 
-		warn(&c, "alignment", "built with 64-byte function alignment, %.12s measures "
-		     "%+.1f%% against its parent (%zu pairs), where it measured %+.1f%% "
-		     "without: the step is one of code layout, not of what the commit does",
-		     in->node_sha[f.node], json_real_value(json_object_get(a, "delta_pct")),
-		     f.napairs, json_real_value(json_object_get(cu, "delta_pct")));
-		finish_unconfirmed(&c, out, culprits, "the likely culprit's step vanishes "
-		       "with the code aligned", &f);
+		if (f.align_unclear) {
+			char off[80] = "";
+
+			if (c.lay2_other > 0)
+				snprintf(off, sizeof(off), " and the builds' code layout (offsets "
+					 "of %.2g%%)", size_pct(&c, sqrt(c.lay2_other)));
+			warn(&c, "unconfirmed", "built with 64-byte function alignment, %.12s "
+			     "measures %+.1f%% against its parent (%zu pairs), where it measured "
+			     "%+.1f%% without: the step does not stand out, and is not clearly "
+			     "less than without either; the boots%s can make both, so whether "
+			     "the step is the commit's or one of code layout these builds do "
+			     "not tell", in->node_sha[f.node], adelta, f.napairs, delta, off);
+		} else {
+			warn(&c, "alignment", "built with 64-byte function alignment, %.12s "
+			     "measures %+.1f%% against its parent (%zu pairs), where it measured "
+			     "%+.1f%% without: the step is one of code layout, not of what the "
+			     "commit does", in->node_sha[f.node], adelta, f.napairs, delta);
+		}
+		finish_unconfirmed(&c, out, culprits, f.align_unclear ? "the likely culprit's "
+				   "step, built with the code aligned, neither stays nor clearly "
+				   "vanishes" : "the likely culprit's step vanishes with the code "
+				   "aligned", &f);
 		goto out;
 	}
 	if (!fresh_builds_stand(&c, &f)) {

@@ -328,13 +328,24 @@ TEST(test_perf__short_range_second_culprit_not_named_on_layout_alone)
 	CHECK_MSG(wrong <= 3 && exact >= 88, "wrong %d, exact %d of 100", wrong, exact);
 }
 
-/* Whether 'r' ends on calibration alone: GOOD and BAD alike, or BAD the
- * better. */
-static int ends_on_calibration(const struct sim_result *r)
+/* Of 'trials' trials from seed 'first', those that end on calibration
+ * alone (GOOD and BAD alike, or BAD the better) in *seen, and how many of
+ * them say 'words' in *said. */
+static void calibration_endings(const struct sim_scenario *sc, int first, int trials,
+				const char *words, int *seen, int *said)
 {
-	return !strcmp(r->verdict, "no-regression") &&
-		(!strncmp(r->reason, "GOOD and BAD do not differ: ", 28) ||
-		 !strncmp(r->reason, "BAD measures better than GOOD", 29));
+	*seen = *said = 0;
+	for (int t = first; t < first + trials; t++) {
+		struct sim_result r;
+
+		sim_trial(sc, (uint64_t)t, &r);
+		if (strcmp(r.verdict, "no-regression") ||
+		    (strncmp(r.reason, "GOOD and BAD do not differ: ", 28) &&
+		     strncmp(r.reason, "BAD measures better than GOOD", 29)))
+			continue;
+		(*seen)++;
+		*said += strstr(r.reason, words) != NULL;
+	}
 }
 
 /* GOOD and BAD alike where every build has an offset of its own: a 2%
@@ -349,26 +360,10 @@ TEST(test_perf__alike_builds_bound_said_to_be_of_those_builds)
 	struct sim_scenario plain = { "one commit, no change", 1, { 0 }, 0, 0.01,
 				      NOISE_LOGNORMAL, 5 };
 	const char *caveat = "that is of these two builds: each build's code layout";
-	int seen = 0, said = 0, plain_seen = 0, plain_said = 0;
+	int seen, said, plain_seen, plain_said;
 
-	for (int t = 8201; t < 8301; t++) {
-		struct sim_result r;
-
-		sim_trial(&lay, (uint64_t)t, &r);
-		if (ends_on_calibration(&r)) {
-			seen++;
-			said += strstr(r.reason, caveat) != NULL;
-		}
-	}
-	for (int t = 8201; t < 8221; t++) {
-		struct sim_result r;
-
-		sim_trial(&plain, (uint64_t)t, &r);
-		if (ends_on_calibration(&r)) {
-			plain_seen++;
-			plain_said += strstr(r.reason, caveat) != NULL;
-		}
-	}
+	calibration_endings(&lay, 8201, 100, caveat, &seen, &said);
+	calibration_endings(&plain, 8201, 20, caveat, &plain_seen, &plain_said);
 	CHECK_MSG(seen >= 3 && said == seen, "%d of %d alike endings under offsets say so",
 		  said, seen);
 	CHECK_MSG(plain_seen >= 15 && plain_said == 0, "%d of %d alike endings without "
