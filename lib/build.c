@@ -775,14 +775,41 @@ out:
 
 static const char *const align_lines[] = { "CONFIG_EXPERT=y", KB_ALIGN_OPTION "=y", NULL };
 
+/* The aligned variants of ids[0] and ids[1] (named 'names' in 'why'). */
+static int aligned_two(git_repository *repo, const git_oid *ids[2], const char *names[2],
+		       git_oid *variants[2], char *why, size_t whysize)
+{
+	struct kb_buf text = KB_BUF_INIT;
+	int i, ret = 0;
+
+	for (i = 0; i < 2; i++) {
+		kb_buf_release(&text);
+		if ((ret = kb_repo_read_path(repo, ids[i], "lib/Kconfig.debug", &text, 16 << 20)) < 0)
+			goto out;
+		if (ret || !strstr(text.ptr, "\nconfig DEBUG_FORCE_FUNCTION_ALIGN_64B")) {
+			snprintf(why, whysize, "the tree of %s has no %s (Linux 5.9 and later "
+				 "have it)", names[i], KB_ALIGN_OPTION);
+			ret = 1;
+			goto out;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if ((ret = kb_repo_variant(repo, ids[i], "64-byte function alignment", align_lines,
+					   variants[i])) < 0)
+			goto out;
+out:
+	kb_buf_release(&text);
+	return ret;
+}
+
 int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *parent_variant,
 		     git_oid *variant, char *why, size_t whysize)
 {
 	git_commit *c;
 	git_oid parent;
 	const git_oid *ids[2];
-	struct kb_buf text = KB_BUF_INIT;
-	int i, ret = 0;
+	const char *names[2] = { "its parent", "the likely culprit" };
+	git_oid *variants[2] = { parent_variant, variant };
 
 	if (git_commit_lookup(&c, repo, culprit) < 0)
 		return kb_error(KB_ERROR, "cannot read the commit to build aligned");
@@ -795,23 +822,15 @@ int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *pare
 	git_commit_free(c);
 	ids[0] = &parent;
 	ids[1] = culprit;
-	for (i = 0; i < 2; i++) {
-		kb_buf_release(&text);
-		if ((ret = kb_repo_read_path(repo, ids[i], "lib/Kconfig.debug", &text, 16 << 20)) < 0)
-			goto out;
-		if (ret || !strstr(text.ptr, "\nconfig DEBUG_FORCE_FUNCTION_ALIGN_64B")) {
-			snprintf(why, whysize, "the tree of %s has no %s (Linux 5.9 and later "
-				 "have it)", i ? "the likely culprit" : "its parent", KB_ALIGN_OPTION);
-			ret = 1;
-			goto out;
-		}
-	}
-	if ((ret = kb_repo_variant(repo, &parent, "64-byte function alignment", align_lines,
-				   parent_variant)) < 0 ||
-	    (ret = kb_repo_variant(repo, culprit, "64-byte function alignment", align_lines,
-				   variant)) < 0)
-		goto out;
-out:
-	kb_buf_release(&text);
-	return ret;
+	return aligned_two(repo, ids, names, variants, why, whysize);
+}
+
+int kb_build_aligned_ends(git_repository *repo, const git_oid *good, const git_oid *bad,
+			  git_oid *good_variant, git_oid *bad_variant, char *why, size_t whysize)
+{
+	const git_oid *ids[2] = { good, bad };
+	const char *names[2] = { "GOOD", "BAD" };
+	git_oid *variants[2] = { good_variant, bad_variant };
+
+	return aligned_two(repo, ids, names, variants, why, whysize);
 }

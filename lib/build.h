@@ -100,5 +100,8 @@ int kb_kernel_signature(const char *vmlinux, const char *modules, const char *re
  */
 int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *parent_variant,
 		     git_oid *variant, char *why, size_t whysize);
+/* The same for GOOD and BAD: the variants of 'good' and of 'bad'. */
+int kb_build_aligned_ends(git_repository *repo, const git_oid *good, const git_oid *bad,
+			  git_oid *good_variant, git_oid *bad_variant, char *why, size_t whysize);
 
 #endif

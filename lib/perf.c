@@ -1663,6 +1663,35 @@ static int twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
 }
 
 /*
+ * GOOD and BAD built with the code aligned, each against itself built
+ * plain: tw[0] GOOD's, tw[1] BAD's (NULL where one is not measured).  0
+ * when they were not made.
+ */
+static int end_twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
+{
+	const struct kb_perf_in *in = c->in;
+
+	if (!in->align || !in->align_good_sha || !*in->align_good_sha || !in->align_bad_sha ||
+	    !*in->align_bad_sha)
+		return 0;
+	tw[0][0] = find(c, in->align_good_sha);
+	tw[0][1] = find(c, in->good_sha);
+	tw[1][0] = find(c, in->align_bad_sha);
+	tw[1][1] = find(c, in->node_sha[in->bad]);
+	/* a variant is the same commit however asked for: GOOD's is the
+	 * aligned parent where GOOD is the culprit's parent, a twin
+	 * twins() has already */
+	for (int i = 0; i < 2; i++) {
+		const char *v = i ? in->align_bad_sha : in->align_good_sha;
+
+		if (in->align_parent_sha && in->align_sha &&
+		    (!strcmp(v, in->align_parent_sha) || !strcmp(v, in->align_sha)))
+			tw[i][0] = NULL;
+	}
+	return 1;
+}
+
+/*
  * The variance of each commit's own offset from every measured commit
  * against its nearest measured ancestor (GOOD below them all), whatever
  * side it is placed on, and from the builds of the same code the rebuild
@@ -1678,8 +1707,9 @@ static int twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * layout_var_up() leaves out (layout_var_fit()).
  *
  * A range of a few commits gives fewer than five such differences, and
- * then the builds of the same code alone tell: the two pairs above, and
- * BAD reverted on itself against BAD's parent (the same tree).  No step
+ * then the builds of the same code alone tell: the two pairs above, BAD
+ * reverted on itself against BAD's parent (the same tree), and GOOD and
+ * BAD aligned against themselves where they were made (end_twins()).  No step
  * can lie between those, so none are left out.  0 with fewer than five
  * differences and fewer than two of those.  (Without them, no change
  * under 1% offsets in a range of one to four commits named a commit in
@@ -1708,11 +1738,11 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 	size_t nobs = in->nobs, k = 0, spanned = 0, i;
 	size_t *of = kb_malloc((g->n + 1) * sizeof(*of)), *queue = kb_malloc((g->n + 1) * sizeof(*queue));
 	unsigned char *seen = kb_malloc(g->n + 1);
-	double *d2 = kb_calloc(nobs + 3, sizeof(*d2)), *e2 = kb_calloc(nobs + 3, sizeof(*e2)), l2 = 0;
+	double *d2 = kb_calloc(nobs + 5, sizeof(*d2)), *e2 = kb_calloc(nobs + 5, sizeof(*e2)), l2 = 0;
 	double *zs = kb_calloc(nobs + 1, sizeof(*zs)), *e = kb_calloc(nobs + 1, sizeof(*e));
 	size_t *nb = kb_calloc(nobs + 1, sizeof(*nb));
 	const struct kb_perf_obs *go = NULL, *tw[2][2];
-	double td2[3], te2[3];   /* the two twins and BAD's revert */
+	double td2[5], te2[5];   /* the two twins, BAD's revert, GOOD's and BAD's twins */
 	size_t kt = 0, k0;
 
 	for (i = 0; i < g->n; i++)
@@ -1751,6 +1781,11 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 			add_difference(c, find(c, in->revert_sha), find(c, in->parent_sha[in->bad]),
 				       zs, e, nb, td2, te2, &kt);
 	}
+	if (end_twins(c, tw))
+		for (i = 0; i < 2; i++) {
+			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, d2, e2, &k);
+			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, td2, te2, &kt);
+		}
 	*up = *other = 0;
 	if (k >= 5) {
 		size_t drop = layout_drop(k, spanned);
@@ -2048,20 +2083,26 @@ static int fresh_builds_stand(const struct ctx *c, const struct found *f)
 /*
  * Whether the same code built two ways measures apart: the aligned
  * culprit against the culprit, the aligned parent against the parent,
- * their differences against what their boots give them (chi-square at
+ * GOOD and BAD aligned against themselves where they were made, their
+ * differences against what their boots give them (chi-square at
  * 99%).  A benchmark that moves with the code's layout does; one that
  * does not, does only by chance, whatever spread of offsets the model
  * finds from commits that the search placed by their values.
  */
 static int twins_apart(const struct ctx *c)
 {
-	const struct kb_perf_obs *tw[2][2];
+	const struct kb_perf_obs *tw[4][2];
 	double q = 0;
-	int df = 0;
+	int df = 0, have = twins(c, tw);
 
-	if (!twins(c, tw))
-		return 0;
-	for (int i = 0; i < 2; i++) {
+	if (!have)
+		tw[0][0] = tw[0][1] = tw[1][0] = tw[1][1] = NULL;
+	if (!end_twins(c, tw + 2)) {
+		if (!have)
+			return 0;
+		tw[2][0] = tw[2][1] = tw[3][0] = tw[3][1] = NULL;
+	}
+	for (int i = 0; i < 4; i++) {
 		double za, va, zb, vb;
 		size_t na, nb;
 
@@ -3180,36 +3221,15 @@ static void warn_too_noisy(struct ctx *c)
 		     "--min-effect would help", m, 100 * c->in->p.min_effect, run, boot);
 }
 
-/*
- * The ending where no culprit is confirmed, but every build has an offset
- * of its own (code layout, spread sqrt(lay2)): BAD's offset less GOOD's
- * is a difference the builds alone make, which no commit's code caused.
- * Only where the rebuild check is on: the aligned builds against their
- * twins are in that spread, and elsewhere commits that measure apart
- * could be noise the model does not know (outlying runs) as well.
- * Where the change GOOD -> BAD is no more than that, and its interval,
- * the two offsets' spread put on it, excludes a change of the user's
- * smallest size, the answer is no regression, and its reason says so
- * (the calibration's figures, with the offsets in).  The likely culprit
- * f, where its step was measured, must exclude such a change in the same
- * way: calibration's few pairs can measure a real step short, and the
- * culprit's step is the evidence nearest to it (from its aligned builds
- * where there are any, else from its pairs with its parent).
- * Otherwise inconclusive, for 'why'.
- */
-static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *culprits,
-			       const char *why, const struct found *f)
+/* Whether calibration's change 'cal' (its variance with the offsets in)
+ * and the likely culprit's step f leave GOOD and BAD no further apart
+ * than the code layout of builds makes them, and below the change of
+ * interest. */
+static int within_layout(const struct ctx *c, const struct pairs *cal, const struct found *f)
 {
-	struct pairs cal = { c->cal_n, c->mu_b - c->mu_g, 0, -1 };
-	struct cal_figures fig;
-	char r[600], words[240];
-
-	if (!c->in->align || !(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
-		goto inconclusive;
-	cal.se = sqrt(c->delta_se * c->delta_se + 2 * c->lay2);
-	if (fabs(cal.mean) >= z_of(1 - c->in->p.alpha / 2) * cal.se ||
-	    !(cal.mean + Z_SAME * cal.se < c->min_eff))
-		goto inconclusive;
+	if (fabs(cal->mean) >= z_of(1 - c->in->p.alpha / 2) * cal->se ||
+	    !(cal->mean + Z_SAME * cal->se < c->min_eff))
+		return 0;
 	/* the culprit against its parent: the search picked that commit for
 	 * measuring apart, and its offset with it; the same two commits
 	 * built with the code aligned, where they were, have offsets that
@@ -3222,15 +3242,119 @@ static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *c
 		double se = f->napairs ? f->astep_se : f->step_se;
 
 		if (!(step + Z_SAME * sqrt(se * se + 2 * c->lay2) < c->min_eff))
-			goto inconclusive;
+			return 0;
 	}
+	return 1;
+}
+
+/*
+ * GOOD and BAD built with the code aligned, measured in pairs: two builds
+ * of their code whose offsets calibration did not pick.  Asked for where
+ * the change from GOOD to BAD is below the change of interest and GOOD
+ * and BAD alone do not show it to be within the offsets (from two builds,
+ * one on each side, the offsets' spread puts a floor under the bound no
+ * boots take away: 1.85 times it in a chance of 94%).  Then measured until
+ * their pairs' own variance is no more than half the offsets' (a quarter
+ * of what the two builds' offsets give their step), VERIFY_MIN_PAIRS to
+ * VERIFY_MAX_BOOTS pairs, whatever they show.  Where GOOD is the likely
+ * culprit's parent, or BAD the culprit, the variant is the one the
+ * rebuild check made already.
+ * ACTION with 'out' set while they are to be made or measured; else
+ * DECIDED with their step in *ends (n 0 where there are none).
+ */
+static int ends_then(struct ctx *c, struct kb_perf_out *out, const struct pairs *cal,
+		     const struct found *f, struct pairs *ends)
+{
+	const struct kb_perf_in *in = c->in;
+	const struct kb_perf_obs *ag, *ab;
+
+	memset(ends, 0, sizeof(*ends));
+	if (!in->align_ends)
+		return DECIDED;
+	if (!in->align_good_sha) {
+		if (within_layout(c, cal, f) || !(cal->mean < c->min_eff) || !budget_left(c))
+			return DECIDED;
+		out->kind = KB_PERF_ALIGN_ENDS;
+		snprintf(out->sha, sizeof(out->sha), "%s", in->node_sha[in->bad]);
+		snprintf(out->note, sizeof(out->note), "verify: build GOOD and BAD with "
+			 "64-byte function alignment");
+		return ACTION;
+	}
+	if (!*in->align_good_sha || !in->align_bad_sha || !*in->align_bad_sha)
+		return DECIDED;
+	ag = find(c, in->align_good_sha);
+	ab = find(c, in->align_bad_sha);
+	pair_up(c, ag, ab, 0, -1, ends);
+	if ((ends->n < VERIFY_MIN_PAIRS ||
+	     (ends->se * ends->se > 0.5 * c->lay2 && ends->n < VERIFY_MAX_BOOTS)) &&
+	    budget_left(c)) {
+		if (!owns(c, 0)) {
+			wait_action(c, out, "GOOD and BAD aligned are measured on another machine");
+			return ACTION;
+		}
+		if (!strcmp(check_next(c, ag, in->align_good_sha, ab, in->align_bad_sha),
+			    in->align_good_sha))
+			run_action(out, in->align_good_sha, "aligned", c->runs, "verify: GOOD "
+				   "built with 64-byte function alignment, pair %zu", ends->n + 1);
+		else
+			run_action(out, in->align_bad_sha, "aligned", c->runs, "verify: BAD "
+				   "built with 64-byte function alignment, beside GOOD's");
+		return ACTION;
+	}
+	if (ends->n < VERIFY_MIN_PAIRS)
+		ends->n = 0;
+	return DECIDED;
+}
+
+/*
+ * The ending where no culprit is confirmed, but every build has an offset
+ * of its own (code layout, spread sqrt(lay2)): BAD's offset less GOOD's
+ * is a difference the builds alone make, which no commit's code caused.
+ * Only where the rebuild check is on: the aligned builds against their
+ * twins are in that spread, and elsewhere commits that measure apart
+ * could be noise the model does not know (outlying runs) as well.
+ * Where the change GOOD -> BAD is no more than that, and its interval,
+ * the two offsets' spread put on it, excludes a change of the user's
+ * smallest size, the answer is no regression, and its reason says so
+ * (the calibration's figures, with the offsets in; with GOOD and BAD
+ * built aligned, where they were, their step too: ends_then()).  The
+ * likely culprit f, where its step was measured, must exclude such a
+ * change in the same way (within_layout()): calibration's few pairs can
+ * measure a real step short, and the culprit's step is the evidence
+ * nearest to it (from its aligned builds where there are any, else from
+ * its pairs with its parent).  Otherwise inconclusive, for 'why'.
+ */
+static void finish_unconfirmed(struct ctx *c, struct kb_perf_out *out, json_t *culprits,
+			       const char *why, const struct found *f)
+{
+	struct pairs cal = { c->cal_n, c->mu_b - c->mu_g, 0, -1 }, ends;
+	struct cal_figures fig;
+	char r[700], words[240], aligned[120] = "";
+
+	if (!c->in->align || !(c->lay2 > 0) || !(c->min_eff > 0) || !(c->delta_se > 0))
+		goto inconclusive;
+	cal.se = sqrt(c->delta_se * c->delta_se + 2 * c->lay2);
+	if (ends_then(c, out, &cal, f, &ends) == ACTION) {
+		json_decref(culprits);
+		return;
+	}
+	if (ends.n) {
+		double v1 = cal.se * cal.se, v2 = ends.se * ends.se + 2 * c->lay2;
+
+		snprintf(aligned, sizeof(aligned), ", built with the code aligned %+.3g%% in "
+			 "%zu pairs", pct_of(c, ends.mean, raw_mean(c, c->in->good_sha)), ends.n);
+		cal.mean = (cal.mean / v1 + ends.mean / v2) / (1 / v1 + 1 / v2);
+		cal.se = sqrt(1 / (1 / v1 + 1 / v2));
+	}
+	if (!within_layout(c, &cal, f))
+		goto inconclusive;
 	fig = cal_figures(c, &cal);
-	snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD %+.3g%%, "
+	snprintf(words, sizeof(words), "no change larger than %.3g%% (GOOD -> BAD %+.3g%%%s, "
 		 "90%% interval %+.3g%% .. %+.3g%%)", size_pct(c, cal.mean + Z_SAME * cal.se),
-		 fig.change, fig.low, fig.high);
-	snprintf(r, sizeof(r), "GOOD and BAD differ by no more than the code layout of two "
-		 "builds can make them (offsets of %.2g%%): %s; no commit is confirmed: %s",
-		 size_pct(c, sqrt(c->lay2)), words, why);
+		 fig.change, aligned, fig.low, fig.high);
+	snprintf(r, sizeof(r), "GOOD and BAD differ by no more than the code layout of %s "
+		 "can make them (offsets of %.2g%%): %s; no commit is confirmed: %s",
+		 ends.n ? "their builds" : "two builds", size_pct(c, sqrt(c->lay2)), words, why);
 	json_decref(culprits);
 	finish(c, out, "no-regression", json_array(), r);
 	json_object_set_new(out->verdict, "calibration", cal_json(c, &cal));

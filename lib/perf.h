@@ -142,6 +142,14 @@ struct kb_perf_in {
 	const char *align_of;             /* culprit sha, or NULL */
 	const char *align_parent_sha;     /* its parent's variant, "" if not made */
 	const char *align_sha;            /* the culprit's, "" if not made */
+	/*
+	 * GOOD and BAD built with it too (align_ends 1: the session can make
+	 * them), where an ending with no culprit confirmed asks whether the
+	 * change from one to the other is more than the builds' code layout:
+	 * NULL while not asked for, "" where they could not be made.
+	 */
+	int align_ends;
+	const char *align_good_sha, *align_bad_sha;
 	struct kb_perf_params p;
 	int summary;                      /* fill 'summary' whatever the outcome */
 	/*
@@ -165,6 +173,8 @@ enum kb_perf_kind {
 	KB_PERF_REVERT,  /* make the revert of 'sha' on BAD, then ask again */
 	KB_PERF_ALIGN,   /* make the aligned variants of 'sha' (a likely culprit)
 			  * and of its parent, then ask again */
+	KB_PERF_ALIGN_ENDS, /* make the aligned variants of GOOD and of BAD
+			     * ('sha'), then ask again */
 	KB_PERF_DONE,    /* 'verdict' holds the result */
 	KB_PERF_WAIT,    /* a pool: nothing for this machine until a boot under
 			  * way elsewhere is in */

@@ -61,6 +61,19 @@ struct kb_store {
 	"  why TEXT," \
 	"  created REAL NOT NULL);"
 
+/* Schema 6: GOOD and BAD built with the same config (the variants NULL
+ * when they could not be made, and why). */
+#define ALIGNED_ENDS \
+	"CREATE TABLE aligned_ends (" \
+	"  id INTEGER PRIMARY KEY," \
+	"  session INTEGER NOT NULL REFERENCES sessions(id)," \
+	"  good_sha TEXT NOT NULL," \
+	"  bad_sha TEXT NOT NULL," \
+	"  good_variant TEXT," \
+	"  bad_variant TEXT," \
+	"  why TEXT," \
+	"  created REAL NOT NULL);"
+
 static const char schema[] =
 	"CREATE TABLE sessions ("
 	"  id INTEGER PRIMARY KEY,"
@@ -103,7 +116,8 @@ static const char schema[] =
 	"  detail TEXT NOT NULL);"
 	REVERTS_AND_PAIRS
 	RUN_METRICS
-	ALIGNED;
+	ALIGNED
+	ALIGNED_ENDS;
 
 static int db_fail(struct kb_store *s, const char *what)
 {
@@ -272,7 +286,10 @@ static int migrate(struct kb_store *s, int version)
 	if (version < 4 && (ret = exec(s, RUN_METRICS, "updating the schema")) < 0)
 		return ret;
 	/* 4 -> 5: the aligned builds; no session before asked for them */
-	return exec(s, ALIGNED, "updating the schema");
+	if (version < 5 && (ret = exec(s, ALIGNED, "updating the schema")) < 0)
+		return ret;
+	/* 5 -> 6: GOOD and BAD aligned; no session before asked for them */
+	return exec(s, ALIGNED_ENDS, "updating the schema");
 }
 
 static int check_schema(struct kb_store *s)
@@ -1019,6 +1036,61 @@ int kb_store_aligned(struct kb_store *s, int64_t session, struct kb_aligned_row 
 		return db_fail(s, "reading the aligned builds");
 	}
 	return 0;
+}
+
+int kb_store_aligned_ends_add(struct kb_store *s, int64_t session,
+			      const struct kb_aligned_ends_row *row)
+{
+	sqlite3_stmt *st;
+	int ret, made = row->good_variant[0] && row->bad_variant[0];
+
+	if ((ret = prepare(s, &st, "INSERT INTO aligned_ends (session, good_sha, bad_sha, "
+			   "good_variant, bad_variant, why, created) VALUES (?, ?, ?, ?, ?, ?, ?)")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	sqlite3_bind_text(st, 2, row->good_sha, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, row->bad_sha, -1, SQLITE_TRANSIENT);
+	if (made) {
+		sqlite3_bind_text(st, 4, row->good_variant, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, row->bad_variant, -1, SQLITE_TRANSIENT);
+	} else {
+		sqlite3_bind_null(st, 4);
+		sqlite3_bind_null(st, 5);
+	}
+	sqlite3_bind_text(st, 6, made ? "" : row->why, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_double(st, 7, kb_now());
+	return step_done(s, st, "recording GOOD and BAD aligned");
+}
+
+int kb_store_aligned_ends(struct kb_store *s, int64_t session, struct kb_aligned_ends_row *out)
+{
+	sqlite3_stmt *st;
+	int rc, ret, have = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((ret = prepare(s, &st, "SELECT good_sha, bad_sha, good_variant, bad_variant, why "
+			   "FROM aligned_ends WHERE session = ? ORDER BY id DESC LIMIT 1")) < 0)
+		return ret;
+	sqlite3_bind_int64(st, 1, session);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char *f[5] = { out->good_sha, out->bad_sha, out->good_variant, out->bad_variant,
+			       out->why };
+		size_t sz[5] = { sizeof(out->good_sha), sizeof(out->bad_sha),
+				 sizeof(out->good_variant), sizeof(out->bad_variant),
+				 sizeof(out->why) };
+
+		for (int i = 0; i < 5; i++) {
+			const unsigned char *t = sqlite3_column_text(st, i);
+
+			snprintf(f[i], sz[i], "%s", t ? (const char *)t : "");
+		}
+		have = 1;
+		rc = sqlite3_step(st);
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return db_fail(s, "reading GOOD and BAD aligned");
+	return have;
 }
 
 int kb_store_set_pairs(struct kb_store *s, int64_t session, const signed char *pairs,

@@ -23,7 +23,7 @@
 
 #include "util.h"
 
-#define KB_STORE_SCHEMA 5
+#define KB_STORE_SCHEMA 6
 
 enum {
 	KB_STORE_CREATE = 1, /* create the file when missing */
@@ -170,6 +170,19 @@ int kb_store_aligned_add(struct kb_store *s, int64_t session, const char *culpri
 			 const char *parent_sha, const char *sha, const char *why);
 int kb_store_aligned(struct kb_store *s, int64_t session, struct kb_aligned_row **out,
 		     size_t *n);
+
+/* GOOD and BAD built with 64-byte function alignment, where an ending with
+ * no culprit confirmed asks whether their change is more than the code
+ * layout of builds: the two variants ("" when they could not be made, and
+ * why).  1 when they were asked for, into *out; 0 when not. */
+struct kb_aligned_ends_row {
+	char good_sha[41], bad_sha[41];   /* the commits */
+	char good_variant[41], bad_variant[41];
+	char why[256];
+};
+int kb_store_aligned_ends_add(struct kb_store *s, int64_t session,
+			      const struct kb_aligned_ends_row *row);
+int kb_store_aligned_ends(struct kb_store *s, int64_t session, struct kb_aligned_ends_row *out);
 
 /* The verification pair each machine of a pool measures (see struct
  * kb_perf_in): set for machines 0 to n - 1 at once; read into 'pairs',

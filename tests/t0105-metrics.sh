@@ -106,7 +106,7 @@ test_expect_success 'the text report: a block a metric, with its mark' '
 test_expect_success SQLITE3 'every run records every secondary metric, a missing one as missing' '
 	cd repo &&
 	db=.git/kbisect.db &&
-	test "$(sqlite3 $db "pragma user_version")" = 5 &&
+	test "$(sqlite3 $db "pragma user_version")" = 6 &&
 	runs=$(sqlite3 $db "select count(*) from runs where state = '"'"'done'"'"'") &&
 	test "$(sqlite3 $db "select count(*) from run_metrics")" = $((runs * 4)) &&
 	test "$(sqlite3 $db "select count(*) from run_metrics where name = '"'"'absent'"'"' and value is null")" = $runs &&

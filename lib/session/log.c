@@ -15,6 +15,8 @@
  *   revert CULPRIT REVERT|-   the revert of a culprit on BAD, made again
  *   aligned CULPRIT PARENT SHA   its builds with 64-byte function alignment
  *   aligned CULPRIT - - WHY      (kb_build_aligned()), made again; or why not
+ *   aligned-ends GOOD BAD GV BV  GOOD and BAD so built (kb_build_aligned_ends()),
+ *   aligned-ends GOOD BAD - - WHY  made again; or why not
  *   signature SHA HEX         the signature of the build of a commit
  *   same SHA OF               SHA takes the samples of OF: the same build
  */
@@ -254,6 +256,21 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 				kb_buf_addch(out, '\n');
 			}
 			free(al);
+		}
+		kb_error_clear();
+	}
+	{
+		struct kb_aligned_ends_row e;
+
+		if (kb_store_aligned_ends(s->store, s->row.id, &e) > 0) {
+			kb_buf_addf(out, "aligned-ends %s %s", e.good_sha, e.bad_sha);
+			if (e.good_variant[0]) {
+				kb_buf_addf(out, " %s %s\n", e.good_variant, e.bad_variant);
+			} else {
+				kb_buf_adds(out, " - -");
+				add_word(out, e.why);
+				kb_buf_addch(out, '\n');
+			}
 		}
 		kb_error_clear();
 	}
@@ -498,6 +515,34 @@ static int replay_revert(struct kb_store *store, git_repository *repo, int64_t s
 	if (strcmp(hex, w->v[2]))
 		return line_err(origin, line, "the revert does not come out as recorded");
 	return kb_store_revert_add(store, session, w->v[1], applied ? hex : NULL);
+}
+
+/* Make GOOD and BAD aligned again: they must come out as the log says. */
+static int replay_aligned_ends(struct kb_store *store, git_repository *repo, int64_t session,
+			       struct kb_strv *w, const char *origin, int line)
+{
+	struct kb_aligned_ends_row row;
+	git_oid g, b, gv, bv;
+	int ret;
+
+	memset(&row, 0, sizeof(row));
+	if (w->n < 5 || git_oid_fromstr(&g, w->v[1]) < 0 || git_oid_fromstr(&b, w->v[2]) < 0 ||
+	    (strcmp(w->v[3], "-") && w->n != 5) || (!strcmp(w->v[3], "-") && w->n != 6))
+		return line_err(origin, line, "'aligned-ends' takes GOOD, BAD and their two "
+				"aligned builds, or '- -' and why there are none");
+	snprintf(row.good_sha, sizeof(row.good_sha), "%s", w->v[1]);
+	snprintf(row.bad_sha, sizeof(row.bad_sha), "%s", w->v[2]);
+	if (!strcmp(w->v[3], "-")) {
+		snprintf(row.why, sizeof(row.why), "%s", w->v[5]);
+		return kb_store_aligned_ends_add(store, session, &row);
+	}
+	if ((ret = kb_build_aligned_ends(repo, &g, &b, &gv, &bv, row.why, sizeof(row.why))) < 0)
+		return ret;
+	git_oid_tostr(row.good_variant, sizeof(row.good_variant), &gv);
+	git_oid_tostr(row.bad_variant, sizeof(row.bad_variant), &bv);
+	if (ret || strcmp(row.good_variant, w->v[3]) || strcmp(row.bad_variant, w->v[4]))
+		return line_err(origin, line, "GOOD and BAD aligned do not come out as recorded");
+	return kb_store_aligned_ends_add(store, session, &row);
 }
 
 /* Make the aligned builds again: they must come out as the log says. */
@@ -787,6 +832,8 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 			ret = replay_revert(store, repo, *id, &spec, &w, origin, line);
 		} else if (!strcmp(w.v[0], "aligned")) {
 			ret = replay_aligned(store, repo, *id, &w, origin, line);
+		} else if (!strcmp(w.v[0], "aligned-ends")) {
+			ret = replay_aligned_ends(store, repo, *id, &w, origin, line);
 		} else if (!strcmp(w.v[0], "run")) {
 			ret = replay_run(store, repo, *id, &w, origin, line, &run);
 		} else if (!strcmp(w.v[0], "values")) {

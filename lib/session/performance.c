@@ -138,6 +138,19 @@ static int aligned_info(struct kb_session *s, struct kb_aligned_row *out)
 	return n > 0;
 }
 
+/* GOOD and BAD aligned, once asked for (the row is zeroed when not). */
+static int aligned_ends_info(struct kb_session *s, struct kb_aligned_ends_row *out)
+{
+	int r = kb_store_aligned_ends(s->store, s->row.id, out);
+
+	if (r < 0) {
+		kb_error_clear();
+		memset(out, 0, sizeof(*out));
+		return 0;
+	}
+	return r;
+}
+
 /* Was 'sha' skipped: its build or its boot failed? */
 static int skip_marked(const struct kb_session *s, const char *sha)
 {
@@ -261,6 +274,7 @@ struct input {
 	size_t nobs, alloc;
 	char revert_of[41], revert_sha[41];
 	struct kb_aligned_row aligned;
+	struct kb_aligned_ends_row ends;
 	signed char *pairs;
 };
 
@@ -555,6 +569,14 @@ static int build_input(struct kb_session *s, struct input *x)
 		x->in.align_parent_sha = x->aligned.parent_sha;
 		x->in.align_sha = x->aligned.sha;
 	}
+	x->in.align_ends = x->in.align;
+	if (x->in.align && aligned_ends_info(s, &x->ends)) {
+		/* one that fails to build: none */
+		if (skip_marked(s, x->ends.good_variant) || skip_marked(s, x->ends.bad_variant))
+			x->ends.good_variant[0] = x->ends.bad_variant[0] = '\0';
+		x->in.align_good_sha = x->ends.good_variant;
+		x->in.align_bad_sha = x->ends.bad_variant;
+	}
 	return 0;
 }
 
@@ -785,6 +807,34 @@ static int make_aligned(struct kb_session *s, const char *culprit)
 	return kb_store_aligned_add(s->store, s->row.id, culprit, ph, ch, ret ? why : NULL);
 }
 
+/* GOOD and BAD ('bad') with 64-byte function alignment, as variants of
+ * their own, recorded; or why not. */
+static int make_aligned_ends(struct kb_session *s, const char *bad)
+{
+	struct kb_aligned_ends_row row;
+	git_oid g, b, gv, bv;
+	int ret;
+
+	memset(&row, 0, sizeof(row));
+	snprintf(row.good_sha, sizeof(row.good_sha), "%s", s->spec.good_shas.v[0]);
+	snprintf(row.bad_sha, sizeof(row.bad_sha), "%s", bad);
+	git_oid_fromstr(&g, row.good_sha);
+	git_oid_fromstr(&b, row.bad_sha);
+	if ((ret = kb_build_aligned_ends(s->repo, &g, &b, &gv, &bv, row.why,
+					 sizeof(row.why))) < 0)
+		return ret;
+	if (ret == 0) {
+		git_oid_tostr(row.good_variant, sizeof(row.good_variant), &gv);
+		git_oid_tostr(row.bad_variant, sizeof(row.bad_variant), &bv);
+		kb_session_say(s, KB_SAY_INFO, "GOOD and BAD with %s=y, to tell their change "
+			       "from the code layout of their builds: %.12s and %.12s",
+			       KB_ALIGN_OPTION, row.good_variant, row.bad_variant);
+	} else {
+		kb_session_say(s, KB_SAY_INFO, "GOOD and BAD are not built aligned: %s", row.why);
+	}
+	return kb_store_aligned_ends_add(s->store, s->row.id, &row);
+}
+
 /* Make what the decision code asks for before it can say what to
  * measure: a revert, aligned builds.  1 when it asked for one. */
 static int make_asked(struct kb_session *s, const struct kb_perf_out *out, int *ret)
@@ -793,6 +843,8 @@ static int make_asked(struct kb_session *s, const struct kb_perf_out *out, int *
 		*ret = kb_perf_make_revert(s, out->sha);
 	else if (out->kind == KB_PERF_ALIGN)
 		*ret = make_aligned(s, out->sha);
+	else if (out->kind == KB_PERF_ALIGN_ENDS)
+		*ret = make_aligned_ends(s, out->sha);
 	else
 		return 0;
 	if (*ret == 0)
@@ -846,19 +898,25 @@ static double median_of(struct kb_session *s, const char *sha)
 	return m;
 }
 
-/* The aligned builds, once asked for, as long as they have not been
- * measured: built ahead while the verification runs. */
+/* The aligned builds (of a likely culprit and its parent, of GOOD and
+ * BAD), once asked for, as long as they have not been measured: built
+ * ahead while the verification runs. */
 static void next_aligned(struct kb_session *s)
 {
 	struct kb_aligned_row a;
-	const char *v[2];
-	size_t i, k;
+	struct kb_aligned_ends_row e;
+	const char *v[4];
+	size_t i, k, n = 0;
 
-	if (!aligned_info(s, &a) || !a.sha[0])
-		return;
-	v[0] = a.parent_sha;
-	v[1] = a.sha;
-	for (k = 0; k < 2 && s->n_next < KB_AHEAD_MAX; k++) {
+	if (aligned_info(s, &a) && a.sha[0]) {
+		v[n++] = a.parent_sha;
+		v[n++] = a.sha;
+	}
+	if (aligned_ends_info(s, &e) && e.good_variant[0]) {
+		v[n++] = e.good_variant;
+		v[n++] = e.bad_variant;
+	}
+	for (k = 0; k < n && s->n_next < KB_AHEAD_MAX; k++) {
 		int seen = skip_marked(s, v[k]);
 
 		for (i = 0; i < s->nruns && !seen; i++)

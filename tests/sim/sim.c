@@ -28,6 +28,9 @@ struct world {
 	 * (alignment taken to move the layout, not to take it away) */
 	char align_of[41], align_parent[41], align_sha[41], align_parent_of[41];
 	int align_made;
+	/* GOOD and BAD built aligned, each a build of its own */
+	char end_good[41], end_bad[41];
+	int ends_made;
 	uint64_t rng;
 	long clock;           /* runs so far, for drift and the machine's speed */
 	int boot;             /* global boot counter */
@@ -135,6 +138,10 @@ static double steps_of(struct world *w, const char *sha)
 
 	if (!strcmp(sha, w->good))
 		return 0;
+	if (w->ends_made && !strcmp(sha, w->end_good))
+		return 0;
+	if (w->ends_made && !strcmp(sha, w->end_bad))
+		return w->level[0];
 	if (w->align_made && !strcmp(sha, w->align_sha))
 		return steps_of(w, w->align_of);
 	if (w->align_made && !strcmp(sha, w->align_parent))
@@ -297,6 +304,9 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 	 * bisection makes it; elsewhere as with --rebuild-check off, so that
 	 * those figures stay comparable with the engine's before */
 	in.align = sc->layout_noise > 0 || sc->rebuild_check;
+	/* GOOD and BAD built aligned too, where the ending asks for them
+	 * (SIM_NO_ENDS=1: a session that cannot make them) */
+	in.align_ends = in.align && !getenv("SIM_NO_ENDS");
 	in.machines = machines;
 	in.busy = busy;
 	if (getenv("SIM_TRACE"))
@@ -325,6 +335,24 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 					"%.4f w%d] %s\n", r->time, m, out.role ? out.role : "revert",
 					out.sha + 34, out.best_prob, out.best_node, out.level_good,
 					out.level_bad, out.noise, out.warmup_used, out.note);
+			if (out.kind == KB_PERF_ALIGN_ENDS) {
+				/* a commit's variant is the same commit however
+				 * asked for: GOOD's is the aligned parent's
+				 * where GOOD is the culprit's parent */
+				if (w.align_made && !strcmp(w.align_parent_of, w.good))
+					memcpy(w.end_good, w.align_parent, 41);
+				else
+					snprintf(w.end_good, sizeof(w.end_good), "g%039d", guard);
+				if (w.align_made && !strcmp(w.align_of, w.sha[0]))
+					memcpy(w.end_bad, w.align_sha, 41);
+				else
+					snprintf(w.end_bad, sizeof(w.end_bad), "h%039d", guard);
+				w.ends_made = 1;
+				in.align_good_sha = w.end_good;
+				in.align_bad_sha = w.end_bad;
+				m--;
+				continue;
+			}
 			if (out.kind == KB_PERF_ALIGN) {
 				size_t i;
 

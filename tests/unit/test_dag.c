@@ -1,6 +1,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build.h"
 #include "dag.h"
 #include "repo.h"
 #include "test.h"
@@ -185,4 +186,44 @@ TEST(test_dag__variant)
 	CHECK(kb_repo_read_path(h.r, &h.b2, "dir/none", &text, 100) == 1);
 	kb_buf_release(&text);
 	git_repository_free(h.r);
+}
+
+/* GOOD and BAD built aligned: variants of the two, as a culprit's and its
+ * parent's are made, and the very commits those are where GOOD is the
+ * culprit's parent; none, and why, where a tree lacks the option. */
+TEST(test_dag__aligned_ends)
+{
+	git_repository *r;
+	git_oid a, b, c, gv, bv, pv, cv, none;
+	git_commit *v;
+	struct kb_strv cfg = KB_STRV_INIT;
+	char *dir = kb_asprintf("%s/ends", kb_test_dir()), why[256] = "";
+
+	r = trepo_init(dir);
+	CHECK(r != NULL);
+	CHECK(trepo_commit(r, &none, NULL, 0, "README", "x\n", "base") == 0);
+	CHECK(trepo_commit(r, &a, &none, 1, "lib/Kconfig.debug",
+			   "config DEBUG_X\n\tbool\n\nconfig DEBUG_FORCE_FUNCTION_ALIGN_64B\n"
+			   "\tbool \"Force all function address 64B aligned\"\n", "good") == 0);
+	CHECK(trepo_commit(r, &b, &a, 1, "mm/x.c", "int x;\n", "middle") == 0);
+	CHECK(trepo_commit(r, &c, &b, 1, "mm/x.c", "int x, y;\n", "bad") == 0);
+	CHECK(kb_build_aligned_ends(r, &a, &c, &gv, &bv, why, sizeof(why)) == 0);
+	CHECK(git_commit_lookup(&v, r, &gv) == 0);
+	CHECK(git_commit_parentcount(v) == 1 && git_oid_equal(git_commit_parent_id(v, 0), &a));
+	git_commit_free(v);
+	CHECK(git_commit_lookup(&v, r, &bv) == 0);
+	CHECK(git_commit_parentcount(v) == 1 && git_oid_equal(git_commit_parent_id(v, 0), &c));
+	git_commit_free(v);
+	CHECK(kb_repo_variant_config(r, &bv, &cfg) == 0 && cfg.n == 2 &&
+	      !strcmp(cfg.v[1], "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y"));
+	kb_strv_clear(&cfg);
+	/* GOOD's variant is the aligned parent of a culprit whose parent it is */
+	CHECK(kb_build_aligned(r, &b, &pv, &cv, why, sizeof(why)) == 0);
+	CHECK(git_oid_equal(&pv, &gv) && !git_oid_equal(&cv, &bv));
+	/* a GOOD whose tree has no such option */
+	CHECK(kb_build_aligned_ends(r, &none, &c, &gv, &bv, why, sizeof(why)) == 1);
+	CHECK_MSG(strstr(why, "the tree of GOOD has no CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B"),
+		  "%s", why);
+	git_repository_free(r);
+	free(dir);
 }

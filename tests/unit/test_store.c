@@ -395,7 +395,7 @@ static const char schema_v3[] =
 	"  (1, 3.0, 'build', '0123456789012345678901234567890123456789 built 2.5 6.1.0-kb');"
 	"PRAGMA user_version = 3;";
 
-TEST(test_store__version_3_gets_the_metrics_of_runs_and_the_aligned_builds)
+TEST(test_store__version_3_gets_the_metrics_of_runs_and_the_aligned_builds_and_ends)
 {
 	struct kb_store *s;
 	struct kb_run_row *rows, fin;
@@ -434,6 +434,32 @@ TEST(test_store__version_3_gets_the_metrics_of_runs_and_the_aligned_builds)
 	CHECK(!strcmp(al[1].culprit, sha2) && !al[1].parent_sha[0] && !al[1].sha[0] &&
 	      !strcmp(al[1].why, "no option") && !al[0].why[0]);
 	free(al);
+	/* nor GOOD and BAD aligned before schema 6; the latest is the one */
+	{
+		struct kb_aligned_ends_row e, got;
+
+		CHECK(kb_store_aligned_ends(s, 1, &got) == 0 && !got.good_sha[0]);
+		memset(&e, 0, sizeof(e));
+		memcpy(e.good_sha, sha1, 41);
+		memcpy(e.bad_sha, sha2, 41);
+		snprintf(e.why, sizeof(e.why), "the tree of GOOD has no option");
+		CHECK(kb_store_aligned_ends_add(s, 1, &e) == 0);
+		CHECK(kb_store_aligned_ends(s, 1, &got) == 1 && !strcmp(got.good_sha, sha1) &&
+		      !strcmp(got.bad_sha, sha2) && !got.good_variant[0] &&
+		      !got.bad_variant[0] && !strcmp(got.why, e.why));
+		memcpy(e.good_variant, sha3, 41);
+		memcpy(e.bad_variant, sha1, 41);
+		CHECK(kb_store_aligned_ends_add(s, 1, &e) == 0);
+		CHECK(kb_store_aligned_ends(s, 1, &got) == 1 &&
+		      !strcmp(got.good_variant, sha3) && !strcmp(got.bad_variant, sha1) &&
+		      !got.why[0]);
+		/* one a variant of which is missing is not made */
+		e.bad_variant[0] = '\0';
+		CHECK(kb_store_aligned_ends_add(s, 1, &e) == 0);
+		CHECK(kb_store_aligned_ends(s, 1, &got) == 1 && !got.good_variant[0] &&
+		      !strcmp(got.why, e.why));
+		CHECK(kb_store_aligned_ends(s, 2, &got) == 0);
+	}
 	/* and a new run records its metrics */
 	CHECK(kb_store_run_start(s, 1, sha1, 2, 1, NULL, &id) == 0);
 	memset(&fin, 0, sizeof(fin));
@@ -450,7 +476,7 @@ TEST(test_store__version_3_gets_the_metrics_of_runs_and_the_aligned_builds)
 
 		CHECK(sqlite3_prepare_v2(db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK);
 		CHECK(sqlite3_step(q) == SQLITE_ROW &&
-		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA && KB_STORE_SCHEMA == 5);
+		      sqlite3_column_int(q, 0) == KB_STORE_SCHEMA && KB_STORE_SCHEMA == 6);
 		sqlite3_finalize(q);
 	}
 	sqlite3_close(db);
