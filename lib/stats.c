@@ -86,18 +86,39 @@ double kb_normal_cdf(double x)
 
 double kb_normal_quantile(double p)
 {
+	/* the few levels the decisions use, asked for again and again (a
+	 * bisection asks hundreds of thousands of times): the last ones
+	 * answered, kept by the exact p */
+	static __thread struct {
+		double p, z;
+	} seen[8];
+	static __thread int nseen, next;
 	/* bisection of the upper tail, which keeps its precision where p is
-	 * near 1 */
-	double lo = -40, hi = 40, z, q = 1 - p;
+	 * near 1; it ends once the midpoint is one of the ends, where every
+	 * step after would leave it */
+	double lo = -40, hi = 40, z = 0, q = 1 - p;
+	int i;
 
-	for (int i = 0; i < 100; i++) {
+	for (i = 0; i < nseen; i++)
+		if (seen[i].p == p)
+			return seen[i].z;
+	for (i = 0; i < 100; i++) {
 		z = (lo + hi) / 2;
+		if (z == lo || z == hi)
+			break;
 		if (0.5 * erfc(z / M_SQRT2) > q)
 			lo = z;
 		else
 			hi = z;
 	}
-	return (lo + hi) / 2;
+	if (i == 100)
+		z = (lo + hi) / 2;
+	seen[next].p = p;
+	seen[next].z = z;
+	next = (next + 1) % 8;
+	if (nseen < 8)
+		nseen++;
+	return z;
 }
 
 double kb_test_power(double d, double se, double alpha)
