@@ -1981,6 +1981,31 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
  * vanishes is one of code layout.  ACTION with 'out' set while it needs
  * more, else DECIDED with f->align_check set.
  */
+/*
+ * The next boot of a pair of builds made with the code aligned, 'a' before
+ * 'b' (named 'a_name' and 'b_name' in the note; 'n' pairs so far): the
+ * member measured less, or a wait where the pair belongs to another
+ * machine.
+ */
+static void aligned_next(const struct ctx *c, struct kb_perf_out *out, const char *what,
+			 const struct kb_perf_obs *a, const char *a_sha, const char *a_name,
+			 const struct kb_perf_obs *b, const char *b_sha, const char *b_name,
+			 const char *beside, size_t n)
+{
+	char why[96];
+
+	if (!owns(c, 0)) {
+		snprintf(why, sizeof(why), "%s are measured on another machine", what);
+		wait_action(c, out, why);
+	} else if (!strcmp(check_next(c, a, a_sha, b, b_sha), a_sha)) {
+		run_action(out, a_sha, "aligned", c->runs, "verify: %s built with 64-byte "
+			   "function alignment, pair %zu", a_name, n + 1);
+	} else {
+		run_action(out, b_sha, "aligned", c->runs, "verify: %s built with 64-byte "
+			   "function alignment, beside %s", b_name, beside);
+	}
+}
+
 static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out *out)
 {
 	const struct kb_perf_in *in = c->in;
@@ -2029,17 +2054,8 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 			f->parent_check = "pass";
 		return DECIDED;
 	}
-	if (!owns(c, 0)) {
-		wait_action(c, out, "the aligned builds are measured on another machine");
-		return ACTION;
-	}
-	if (!strcmp(check_next(c, ap, in->align_parent_sha, ac, in->align_sha),
-		    in->align_parent_sha))
-		run_action(out, in->align_parent_sha, "aligned", c->runs, "verify: the parent "
-			   "built with 64-byte function alignment, pair %zu", ps.n + 1);
-	else
-		run_action(out, in->align_sha, "aligned", c->runs, "verify: the likely "
-			   "culprit built with 64-byte function alignment, beside its parent");
+	aligned_next(c, out, "the aligned builds", ap, in->align_parent_sha, "the parent",
+		     ac, in->align_sha, "the likely culprit", "its parent", ps.n);
 	return ACTION;
 }
 
@@ -3304,17 +3320,8 @@ static int ends_then(struct ctx *c, struct kb_perf_out *out, const struct pairs 
 	if ((ends->n < VERIFY_MIN_PAIRS ||
 	     (ends->se * ends->se > 0.5 * c->lay2 && ends->n < VERIFY_MAX_BOOTS)) &&
 	    budget_left(c)) {
-		if (!owns(c, 0)) {
-			wait_action(c, out, "GOOD and BAD aligned are measured on another machine");
-			return ACTION;
-		}
-		if (!strcmp(check_next(c, ag, in->align_good_sha, ab, in->align_bad_sha),
-			    in->align_good_sha))
-			run_action(out, in->align_good_sha, "aligned", c->runs, "verify: GOOD "
-				   "built with 64-byte function alignment, pair %zu", ends->n + 1);
-		else
-			run_action(out, in->align_bad_sha, "aligned", c->runs, "verify: BAD "
-				   "built with 64-byte function alignment, beside GOOD's");
+		aligned_next(c, out, "GOOD and BAD aligned", ag, in->align_good_sha, "GOOD",
+			     ab, in->align_bad_sha, "BAD", "GOOD's", ends->n);
 		return ACTION;
 	}
 	if (ends->n < VERIFY_MIN_PAIRS)

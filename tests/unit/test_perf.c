@@ -45,6 +45,21 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
 	}
 }
 
+/* No change in a range of 'commits' commits, each build with its own
+ * offset of 1%, 300 trials from seed 7001: how many said no regression
+ * in *noreg, checked to be at least 'least', and no more than 10 named a
+ * culprit. */
+static void layout_no_change(size_t commits, int least, int *noreg)
+{
+	struct sim_scenario sc = { "no change, layout", commits, { 0 }, 0, 0.01,
+				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
+	int exact, wrong;
+
+	tally(&sc, 7001, 300, &exact, &wrong, noreg);
+	CHECK_MSG(wrong <= 10 && *noreg >= least, "%zu commits: wrong %d, no-regression %d "
+		  "of 300", commits, wrong, *noreg);
+}
+
 /* The same as tally() on a pool of four machines that measure alike. */
 static void pool_tally(const struct sim_scenario *sc, int first, int trials, int *exact,
 		       int *wrong, int *noreg)
@@ -270,16 +285,12 @@ TEST(test_perf__layout_no_regression_asks_the_aligned_builds)
  * commits, below: 189 of 200 without, 197 with). */
 TEST(test_perf__no_change_under_layout_asks_good_and_bad_aligned)
 {
-	struct sim_scenario sc = { "four commits, layout", 4, { 0 }, 0, 0.01, NOISE_LOGNORMAL,
-				   5, .layout_noise = 0.01 };
-	int exact, noreg, wrong, without, w0;
+	int noreg, without;
 
-	tally(&sc, 7001, 300, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong <= 10 && noreg >= 275, "no-regression %d, wrong %d of 300", noreg,
-		  wrong);
+	layout_no_change(4, 275, &noreg);
 	/* the same where the session cannot make them */
 	setenv("SIM_NO_ENDS", "1", 1);
-	tally(&sc, 7001, 300, &exact, &w0, &without);
+	layout_no_change(4, 0, &without);
 	unsetenv("SIM_NO_ENDS");
 	CHECK_MSG(without + 15 <= noreg, "no-regression %d without them, %d with them",
 		  without, noreg);
@@ -327,13 +338,9 @@ TEST(test_perf__one_commit_range_not_decided_by_two_pairs_of_boots)
  * taken for 0). */
 TEST(test_perf__one_commit_range_offsets_told_by_builds_of_the_same_code)
 {
-	struct sim_scenario sc = { "one commit, layout", 1, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
-				   .layout_noise = 0.01 };
-	int exact, noreg, wrong;
+	int noreg;
 
-	tally(&sc, 7001, 300, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong <= 10 && noreg >= 200, "wrong %d, no-regression %d of 300", wrong,
-		  noreg);
+	layout_no_change(1, 200, &noreg);
 }
 
 /* No change in a range of two commits under 1% offsets per build: BAD's
@@ -344,13 +351,9 @@ TEST(test_perf__one_commit_range_offsets_told_by_builds_of_the_same_code)
  * after the failed revert too, tell it (249). */
 TEST(test_perf__failed_revert_goes_on_to_the_builds_that_tell_the_layout)
 {
-	struct sim_scenario sc = { "two commits, layout", 2, { 0 }, 0, 0.01, NOISE_LOGNORMAL, 5,
-				   .layout_noise = 0.01 };
-	int exact, noreg, wrong;
+	int noreg;
 
-	tally(&sc, 7001, 300, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong <= 10 && noreg >= 235, "wrong %d, no-regression %d of 300", wrong,
-		  noreg);
+	layout_no_change(2, 235, &noreg);
 }
 
 /* Two commits, the second a 5% step, each build with its own offset of
