@@ -23,7 +23,8 @@
 # 'set -e' off in those places, even inside the subshell.
 #
 # A test that runs longer than $KBISECT_TEST_TIMEOUT seconds (1200 unless
-# set; 0: no limit) is stopped - its processes get SIGTERM, its cleanup
+# set; 0: no limit; test_time_limit raises it for the next test) is
+# stopped - its processes get SIGTERM, its cleanup
 # runs, what is left 10 s later gets SIGKILL - and fails, so that one hang
 # cannot hold up the whole run.
 #
@@ -265,6 +266,15 @@ test_watchdog_ () {
 }
 test_script_pid_=$$
 
+# test_time_limit N: the next test may run for N seconds before it is
+# stopped, where that is longer than $KBISECT_TEST_TIMEOUT (for the one
+# test whose time is known to be long, such as a first build from
+# scratch, so that the others keep the limit that catches a hang)
+test_next_limit_=
+test_time_limit () {
+	test_next_limit_=$1
+}
+
 # test_lock_with PREREQ shared|exclusive NAME: a test with PREREQ holds
 # the machine-wide lock NAME while it runs - shared by the tests that use
 # something of the machine (libvirtd), exclusive by those that take it
@@ -315,8 +325,14 @@ test_run_ () {
 	test_start_=$(date +%s)
 	rm -f "$test_out_.timedout" "$test_out_.watchdog"
 	test_watch_=
-	if test "${KBISECT_TEST_TIMEOUT:-1200}" != 0; then
-		test_watchdog_ "${KBISECT_TEST_TIMEOUT:-1200}" </dev/null >/dev/null 2>&1 &
+	test_limit_=${KBISECT_TEST_TIMEOUT:-1200}
+	if test "$test_limit_" != 0 && test -n "$test_next_limit_" &&
+	   test "$test_next_limit_" -gt "$test_limit_"; then
+		test_limit_=$test_next_limit_
+	fi
+	test_next_limit_=
+	if test "$test_limit_" != 0; then
+		test_watchdog_ "$test_limit_" </dev/null >/dev/null 2>&1 &
 		test_watch_=$!
 		echo "$test_watch_" >"$test_out_.watchdog"
 	fi

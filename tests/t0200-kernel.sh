@@ -41,6 +41,10 @@ test_expect_success 'the target when none is given, in a kernel tree: configured
 	{ "$KBISECT" reset --db k.db 2>/dev/null || true; }
 '
 
+# The first build of the run is from scratch: 3.5-6 minutes alone here,
+# 20 beside the unit tests of the other lane with nothing in the compiler
+# cache; the limit that catches a hang would take it for one.
+test_time_limit 3600
 test_expect_success 'build a commit: its release names the commit' '
 	cd "$DEMO" &&
 	sha=$(git rev-parse demo-good) &&
