@@ -6,7 +6,7 @@
 # number of runs and of boots.  The scenarios after the first nine have
 # kernel-shaped noise: a machine whose speed changes during the session,
 # boots that differ more than runs do, a layout offset per commit.  With
-# 100 trials the whole took 30 minutes here beside other work, most of it
+# 100 trials the whole took 14 minutes here beside other work, most of it
 # on the pool;
 # a substring selects scenarios (e.g. "boot spread", "slower", "layout").
 # Then flaky failures (pass/fail tests that fail only some of the time):
