@@ -266,8 +266,8 @@ test_watchdog_ () {
 }
 test_script_pid_=$$
 
-# test_time_limit N: the next test may run for N seconds before it is
-# stopped, where that is longer than $KBISECT_TEST_TIMEOUT (for the one
+# test_time_limit N: the next test (run or skipped) may run for N seconds
+# before it is stopped, where that is longer than $KBISECT_TEST_TIMEOUT (for the one
 # test whose time is known to be long, such as a first build from
 # scratch, so that the others keep the limit that catches a hang)
 test_next_limit_=
@@ -405,11 +405,13 @@ test_begin_ () {
 	*)
 		say "ok $test_count # skip $1 (not in KBISECT_TEST_RUN)"
 		test_skipped=$((test_skipped + 1))
+		test_next_limit_=
 		return 1 ;;
 	esac
 	if test -n "$test_prereq_" && ! test_have_prereq "$test_prereq_"; then
 		say "ok $test_count # skip $1 (missing $missing_prereq_)"
 		test_skipped=$((test_skipped + 1))
+		test_next_limit_=
 		return 1
 	fi
 	return 0

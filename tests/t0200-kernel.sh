@@ -395,6 +395,8 @@ done
 # others') and measures them in pairs: the delay in the create path is no
 # layout effect, so the step stays.  The report gives it and its cost, and
 # the log the variants.
+# its aligned builds are from scratch: 20 minutes beside the other lane
+test_time_limit 3600
 test_expect_success LIBVIRT,LONG 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
@@ -603,6 +605,67 @@ test_expect_success LIBVIRT 'a culprit that changes a comment: its kernel is its
 	test "$(sed -n "s/^signature //p" s1)" = "$sig0" &&
 	test "$(cat "$(sed -n "s/^artifacts //p" s1)/signature")" = "$sig0" &&
 	no_vm_of $c && end_session
+'
+
+# GOOD and BAD built with the code aligned: two commits on demo-bad that
+# change messages (kernels of their own), and a benchmark keyed on the
+# commit it runs on, 3% slower at BAD alone: every other build, the
+# revert and the aligned variants among them, measures as GOOD does.
+# The search ends at BAD, whose step vanishes in its aligned builds: no
+# culprit is confirmed, and GOOD -> BAD, below --min-effect but more
+# than calibration alone can put within two builds' code layout, asks
+# for GOOD and BAD built aligned.  They are made (BAD's is the variant
+# the rebuild check made), built with the option, measured in pairs and
+# logged; replay makes them again, and fails where they differ.
+test_time_limit 3600
+test_expect_success LIBVIRT,LONG 'no culprit confirmed, a change below --min-effect: GOOD and BAD built with 64-byte function alignment, in pairs, logged and replayed' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	base=$(git -C "$DEMO" rev-parse demo-bad) &&
+	c=$(commit_edit $base init/main.c "s/No working init found\./No working init was found./" \
+		"init: reword a panic message") &&
+	d=$(commit_edit $c init/main.c "s/Try passing init= option/Try passing an init= option/" \
+		"init: reword the hint") &&
+	echo $d >ends-slow &&
+	cat >ends.sh <<-\EOF &&
+	seed=$(printf "%s" "$KBISECT_COMMIT$KBISECT_BOOT.$KBISECT_RUN" | cksum | cut -d" " -f1)
+	grep -qx "$KBISECT_COMMIT" "$(dirname "$0")/ends-slow" && level=0.03 || level=0
+	awk -v seed="$seed" -v l="$level" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
+		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
+		printf \"t: %.4f\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
+	EOF
+	cat >ends.json <<-EOF &&
+	{"name": "ends", "command": ["sh", "$TRASH_DIRECTORY/ends.sh"],
+	 "metric": {"name": "t", "regex": "t: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 5}
+	EOF
+	{ "$KBISECT" start $base $d --repo "$DEMO" --db k.db --target "$VM" \
+		--bench "$TRASH_DIRECTORY/ends.json" --seed 3 >ends.out 2>ends.err || test $? = 3; } &&
+	report_json &&
+	# no culprit; where no regression, its reason gives their step
+	v=$(json_get r.json verdict) &&
+	{ test $v = inconclusive ||
+	  { test $v = no-regression && grep "built with the code aligned [-+][0-9.]*% in [0-9]* pairs" ends.out; }; } &&
+	"$KBISECT" log --db k.db >ends.log &&
+	cv=$(sed -n "s/^aligned $d [0-9a-f]* \([0-9a-f]*\)\$/\1/p" ends.log) &&
+	test -n "$cv" &&
+	gv=$(sed -n "s/^aligned-ends $base $d \([0-9a-f]*\) $cv\$/\1/p" ends.log) &&
+	test -n "$gv" &&
+	test "$(git -C "$DEMO" rev-parse $gv^)" = $base &&
+	test "$(git -C "$DEMO" rev-parse $gv^{tree})" = "$(git -C "$DEMO" rev-parse $base^{tree})" &&
+	"$KBISECT" build $gv --repo "$DEMO" --db k.db --target "$VM" >bg &&
+	grep "^cached" bg &&
+	grep -x "CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y" "$(sed -n "s/^artifacts //p" bg)/config" &&
+	# measured in pairs, each on boots of its own
+	grep "verify: GOOD built with 64-byte function alignment, pair 2" ends.err &&
+	grep "verify: BAD built with 64-byte function alignment, beside GOOD" ends.err &&
+	test "$(sqlite3 -batch k.db "SELECT count(DISTINCT boot) FROM runs WHERE sha = '\''$gv'\'' AND state = '\''done'\''")" -ge 2 &&
+	# replay makes them again, and they must come out the same
+	rm -f e2.db && "$KBISECT" replay ends.log --repo "$DEMO" --db e2.db &&
+	"$KBISECT" log --db e2.db | grep -x "aligned-ends $base $d $gv $cv" &&
+	sed "s/^aligned-ends $base $d $gv /aligned-ends $base $d $cv /" ends.log >ends-bad.log &&
+	rm -f e3.db && test_must_fail "$KBISECT" replay ends-bad.log --repo "$DEMO" --db e3.db 2>e3.err &&
+	grep "GOOD and BAD aligned do not come out as recorded" e3.err &&
+	test -z "$(vms_left ends.err)"
 '
 
 test_done
