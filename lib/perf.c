@@ -1974,18 +1974,10 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 }
 
 /*
- * The rebuild check of the culprit at 'node', whose parent check passed:
- * its parent and it built with 64-byte function alignment, in pairs of
- * boots measured together, on the machine of the parent check.  The step
- * must stay (check() against the step measured without): one that
- * vanishes is one of code layout.  ACTION with 'out' set while it needs
- * more, else DECIDED with f->align_check set.
- */
-/*
  * The next boot of a pair of builds made with the code aligned, 'a' before
  * 'b' (named 'a_name' and 'b_name' in the note; 'n' pairs so far): the
- * member measured less, or a wait where the pair belongs to another
- * machine.
+ * member not measured last on this machine, or a wait where the pair
+ * belongs to another.
  */
 static void aligned_next(const struct ctx *c, struct kb_perf_out *out, const char *what,
 			 const struct kb_perf_obs *a, const char *a_sha, const char *a_name,
@@ -2006,6 +1998,14 @@ static void aligned_next(const struct ctx *c, struct kb_perf_out *out, const cha
 	}
 }
 
+/*
+ * The rebuild check of the culprit at 'node', whose parent check passed:
+ * its parent and it built with 64-byte function alignment, in pairs of
+ * boots measured together, on the machine of the parent check.  The step
+ * must stay (check() against the step measured without): one that
+ * vanishes is one of code layout.  ACTION with 'out' set while it needs
+ * more, else DECIDED with f->align_check set.
+ */
 static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out *out)
 {
 	const struct kb_perf_in *in = c->in;

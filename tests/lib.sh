@@ -24,9 +24,9 @@
 #
 # A test that runs longer than $KBISECT_TEST_TIMEOUT seconds (1200 unless
 # set; 0: no limit; test_time_limit raises it for the next test) is
-# stopped - its processes get SIGTERM, its cleanup
-# runs, what is left 10 s later gets SIGKILL - and fails, so that one hang
-# cannot hold up the whole run.
+# stopped - its processes get SIGTERM, its cleanup runs, what is left
+# 10 s later gets SIGKILL - and fails, so that one hang cannot hold up
+# the whole run.
 #
 # Output is TAP: "ok N - title", "not ok N - title",
 # "ok N # skip title (missing PREREQ)", diagnostics as "# ..." lines, and
@@ -266,10 +266,11 @@ test_watchdog_ () {
 }
 test_script_pid_=$$
 
-# test_time_limit N: the next test (run or skipped) may run for N seconds
-# before it is stopped, where that is longer than $KBISECT_TEST_TIMEOUT (for the one
-# test whose time is known to be long, such as a first build from
-# scratch, so that the others keep the limit that catches a hang)
+# test_time_limit N: the next test (run or skipped) may run for N
+# seconds before it is stopped, where that is longer than
+# $KBISECT_TEST_TIMEOUT (for a test whose time is known to be long, such
+# as a first build from scratch, so that the others keep the limit that
+# catches a hang)
 test_next_limit_=
 test_time_limit () {
 	test_next_limit_=$1
