@@ -236,6 +236,18 @@ static void print_rebuild(json_t *c, FILE *to)
 			(long long)nr, nr == 1 ? "" : "s");
 	}
 	fprintf(to, "\n");
+	/* GOOD and BAD so built, where the culprit's step had to stand in
+	 * them too (a range too short to tell the builds' offsets by) */
+	al = json_object_get(c, "aligned_ends");
+	ci = json_object_get(al, "delta_ci_pct");
+	if (al)
+		fprintf(to, "GOOD and BAD with %s=y: %+.1f%% (90%% interval %+.1f%% .. "
+			"%+.1f%%), from %lld pair%s\n", kb_str(rb, "option"),
+			json_number_value(json_object_get(al, "delta_pct")),
+			json_number_value(json_array_get(ci, 0)),
+			json_number_value(json_array_get(ci, 1)),
+			(long long)json_integer_value(json_object_get(al, "pairs")),
+			json_integer_value(json_object_get(al, "pairs")) == 1 ? "" : "s");
 }
 
 static void print_checks(json_t *c, FILE *to)

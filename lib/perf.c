@@ -3361,8 +3361,8 @@ static int ends_then(struct ctx *c, struct kb_perf_out *out, int ask, struct pai
  * and four commits: 19 wrong culprits in 600 bisections without this, 6
  * with it; a 5% step as exact, 20-27 runs more.)
  * ACTION with 'out' set while they are made or measured; else DECIDED,
- * *stand 0 where the three do not stand out (their step in *ends), 1
- * where they do or there are none.
+ * *stand 0 where the three do not stand out, 1 where they do or there
+ * are none; the ends' step in *ends where it was weighed (n 0 if not).
  */
 static int ends_stand(struct ctx *c, struct kb_perf_out *out, const struct found *f,
 		      struct pairs *ends, int *stand)
@@ -3382,8 +3382,10 @@ static int ends_stand(struct ctx *c, struct kb_perf_out *out, const struct found
 		return DECIDED;
 	shared = !strcmp(in->align_good_sha, in->align_parent_sha) +
 		!strcmp(in->align_bad_sha, in->align_sha);
-	if (shared == 2)
+	if (shared == 2) {
+		memset(ends, 0, sizeof(*ends));
 		return DECIDED;
+	}
 	/* the mean of the k steps back to their sum, and its variance; the
 	 * ends' step added to both */
 	m = fresh_step(c, f, &v) * k + ends->mean;
@@ -3791,6 +3793,17 @@ no_difference:
 		       "made to check it and in GOOD and BAD built with the code aligned, does "
 		       "not stand out of the builds' code layout", &f);
 		goto out;
+	}
+	if (ends.n) {
+		/* GOOD and BAD aligned, as the report gives them */
+		double gm = raw_mean(&c, in->align_good_sha);
+		double lo = pct_of(&c, ends.mean - 1.645 * ends.se, gm);
+		double hi = pct_of(&c, ends.mean + 1.645 * ends.se, gm);
+
+		json_object_set_new(json_array_get(culprits, 0), "aligned_ends",
+				    json_pack("{s:i, s:f, s:[f, f]}", "pairs", (int)ends.n,
+					      "delta_pct", pct_of(&c, ends.mean, gm),
+					      "delta_ci_pct", fmin(lo, hi), fmax(lo, hi)));
 	}
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
 		r = rest_of_change(&c, &f, alive, &f2, out);

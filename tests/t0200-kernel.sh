@@ -389,18 +389,23 @@ do
 	'
 done
 
-# The rebuild check: a performance bisection of demo-slow alone (GOOD its
-# parent) in VMs makes the two again as variants built with 64-byte
-# function alignment, builds them (the option in their configs, not in the
-# others') and measures them in pairs: the delay in the create path is no
-# layout effect, so the step stays.  The report gives it and its cost, and
-# the log the variants.
+# The rebuild check: a performance bisection of demo-slow and the commit
+# after it (GOOD demo-slow's parent) in VMs makes the culprit and its
+# parent again as variants built with 64-byte function alignment, builds
+# them (the option in their configs, not in the others') and measures them
+# in pairs: the delay in the create path is no layout effect, so the step
+# stays.  A range this short cannot tell the builds' offsets by its
+# commits, so BAD is built so too (GOOD's variant is the parent's), and
+# the step stands in GOOD and BAD aligned before the culprit is named.
+# The report gives both and their cost, and the log the variants.
 # its aligned builds are from scratch: 20 minutes beside the other lane
 test_time_limit 3600
-test_expect_success LIBVIRT,LONG 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays' '
+test_expect_success LIBVIRT,LONG,SQLITE3 'the rebuild check: culprit and parent built with 64-byte function alignment, in pairs; the step stays, in GOOD and BAD so built too' '
 	cd "$TRASH_DIRECTORY" && end_session &&
 	slow=$(git -C "$DEMO" rev-parse demo-slow) &&
-	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 demo-slow --db "$TRASH_DIRECTORY/k.db" \
+	bad=$(git -C "$DEMO" rev-list --ancestry-path demo-slow..demo-bad | tail -n 1) &&
+	test "$(git -C "$DEMO" rev-parse $bad^)" = $slow &&
+	{ (cd "$DEMO" && "$KBISECT" start demo-slow~1 $bad --db "$TRASH_DIRECTORY/k.db" \
 		--target "$VM" --bench demo-create >"$TRASH_DIRECTORY/al.out" \
 		2>"$TRASH_DIRECTORY/al.err") || test $? = 3; } &&
 	report_json &&
@@ -431,6 +436,16 @@ test_expect_success LIBVIRT,LONG 'the rebuild check: culprit and parent built wi
 	grep "^rebuild with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs; it cost 2 builds ([0-9]* s), [0-9]* boots*, [0-9]* runs*\$" r.txt &&
 	"$KBISECT" log --db k.db >al.log &&
 	grep -x "aligned $slow $pv $cv" al.log &&
+	# BAD aligned, on top of BAD, measured in pairs beside GOOD'"'"'s (the
+	# parent'"'"'s): the step stands in them too
+	bv=$(sed -n "s/^aligned-ends $(git -C "$DEMO" rev-parse demo-slow~1) $bad $pv \([0-9a-f]*\)\$/\1/p" al.log) &&
+	test -n "$bv" &&
+	test "$(git -C "$DEMO" rev-parse $bv^)" = $bad &&
+	test "$(git -C "$DEMO" rev-parse $bv^{tree})" = "$(git -C "$DEMO" rev-parse $bad^{tree})" &&
+	grep "verify: BAD built with 64-byte function alignment, beside GOOD" al.err &&
+	test "$(sqlite3 -batch k.db "SELECT count(DISTINCT boot) FROM runs WHERE sha = '"'"'$bv'"'"' AND state = '"'"'done'"'"'")" -ge 2 &&
+	test "$(json_get r.json culprits[0].aligned_ends.pairs)" -ge 2 &&
+	grep "^GOOD and BAD with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs\$" r.txt &&
 	# replay makes the variants again, and they must come out the same
 	rm -f al2.db && "$KBISECT" replay al.log --repo "$DEMO" --db al2.db &&
 	"$KBISECT" report --json --db al2.db >r2.json &&
