@@ -26,6 +26,26 @@ test_lock_with REMOTE shared libvirtd
 test_lock_with RESTART_LIBVIRTD exclusive libvirtd
 test_lock_with KVMNODE exclusive libvirtd
 
+# keyed_bench NAME LEVEL LIST: the benchmark $TRASH_DIRECTORY/NAME.json,
+# whose runs print "t: V", V about 100 with 1% noise drawn from the
+# commit, the boot and the run, and LEVEL (0.05: 5%) more on the commits
+# named in the file LIST of $TRASH_DIRECTORY; its script keyed.sh there
+# takes LEVEL and LIST as its arguments.
+keyed_bench () {
+	cat >"$TRASH_DIRECTORY/keyed.sh" <<-\EOF &&
+	seed=$(printf "%s" "$KBISECT_COMMIT$KBISECT_BOOT.$KBISECT_RUN" | cksum | cut -d" " -f1)
+	grep -qx "$KBISECT_COMMIT" "$(dirname "$0")/$2" && level=$1 || level=0
+	awk -v seed="$seed" -v l="$level" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
+		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
+		printf \"t: %.4f\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
+	EOF
+	cat >"$TRASH_DIRECTORY/$1.json" <<-EOF
+	{"name": "$1", "command": ["sh", "$TRASH_DIRECTORY/keyed.sh", "$2", "$3"],
+	 "metric": {"name": "t", "regex": "t: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 5}
+	EOF
+}
+
 # the VMs of the session of database $1 that are still there
 vms_left () {
 	virsh -c qemu:///system list --all --name | grep "^$(vm_prefix "$1")" || true

@@ -445,7 +445,7 @@ test_expect_success LIBVIRT,LONG,SQLITE3 'the rebuild check: culprit and parent 
 	grep "verify: BAD built with 64-byte function alignment, beside GOOD" al.err &&
 	test "$(sqlite3 -batch k.db "SELECT count(DISTINCT boot) FROM runs WHERE sha = '"'"'$bv'"'"' AND state = '"'"'done'"'"'")" -ge 2 &&
 	test "$(json_get r.json culprits[0].aligned_ends.pairs)" -ge 2 &&
-	grep "^GOOD and BAD with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs\$" r.txt &&
+	grep "^GOOD and BAD with CONFIG_DEBUG_FORCE_FUNCTION_ALIGN_64B=y: [-+][0-9.]*% (90% interval [-+][0-9.]*% \.\. [-+][0-9.]*%), from [0-9]* pairs\$" r.txt &&
 	# replay makes the variants again, and they must come out the same
 	rm -f al2.db && "$KBISECT" replay al.log --repo "$DEMO" --db al2.db &&
 	"$KBISECT" report --json --db al2.db >r2.json &&
@@ -580,20 +580,11 @@ test_expect_success LIBVIRT 'a culprit that changes a comment: its kernel is its
 		"init: reword a panic message") &&
 	test "$(git -C "$DEMO" diff $base $c | grep -c "^[-+] ")" = 2 &&
 	printf "%s\n%s\n" $c $d >slow-commits &&
-	cat >keyed.sh <<-\EOF &&
-	seed=$(printf "%s" "$KBISECT_COMMIT$KBISECT_BOOT.$KBISECT_RUN" | cksum | cut -d" " -f1)
-	grep -qx "$KBISECT_COMMIT" "$(dirname "$0")/slow-commits" && level=0.05 || level=0
-	awk -v seed="$seed" -v l="$level" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
-		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
-		printf \"t: %.4f\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
-	EOF
-	cat >keyed.json <<-EOF &&
-	{"name": "keyed", "command": ["sh", "$TRASH_DIRECTORY/keyed.sh"],
-	 "metric": {"name": "t", "regex": "t: ([0-9.]+)", "direction": "lower"},
-	 "runs_per_boot": 5}
-	EOF
-	KBISECT_COMMIT=$c KBISECT_BOOT=1 KBISECT_RUN=1 sh "$TRASH_DIRECTORY/keyed.sh" >t1 &&
-	KBISECT_COMMIT=$base KBISECT_BOOT=1 KBISECT_RUN=1 sh "$TRASH_DIRECTORY/keyed.sh" >t0 &&
+	keyed_bench keyed 0.05 slow-commits &&
+	KBISECT_COMMIT=$c KBISECT_BOOT=1 KBISECT_RUN=1 \
+		sh "$TRASH_DIRECTORY/keyed.sh" 0.05 slow-commits >t1 &&
+	KBISECT_COMMIT=$base KBISECT_BOOT=1 KBISECT_RUN=1 \
+		sh "$TRASH_DIRECTORY/keyed.sh" 0.05 slow-commits >t0 &&
 	grep "^t: 10[3-7]\.[0-9]*\$" t1 && grep "^t: \(9[7-9]\|10[0-2]\)\.[0-9]*\$" t0 &&
 	test_expect_code 3 "$KBISECT" start $base $d --repo "$DEMO" --db k.db --target "$VM" \
 		--bench "$TRASH_DIRECTORY/keyed.json" --seed 3 --rebuild-check off \
@@ -641,18 +632,7 @@ test_expect_success LIBVIRT,LONG 'no culprit confirmed, a change below --min-eff
 	d=$(commit_edit $c init/main.c "s/Try passing init= option/Try passing an init= option/" \
 		"init: reword the hint") &&
 	echo $d >ends-slow &&
-	cat >ends.sh <<-\EOF &&
-	seed=$(printf "%s" "$KBISECT_COMMIT$KBISECT_BOOT.$KBISECT_RUN" | cksum | cut -d" " -f1)
-	grep -qx "$KBISECT_COMMIT" "$(dirname "$0")/ends-slow" && level=0.03 || level=0
-	awk -v seed="$seed" -v l="$level" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
-		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
-		printf \"t: %.4f\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
-	EOF
-	cat >ends.json <<-EOF &&
-	{"name": "ends", "command": ["sh", "$TRASH_DIRECTORY/ends.sh"],
-	 "metric": {"name": "t", "regex": "t: ([0-9.]+)", "direction": "lower"},
-	 "runs_per_boot": 5}
-	EOF
+	keyed_bench ends 0.03 ends-slow &&
 	{ "$KBISECT" start $base $d --repo "$DEMO" --db k.db --target "$VM" \
 		--bench "$TRASH_DIRECTORY/ends.json" --seed 3 >ends.out 2>ends.err || test $? = 3; } &&
 	report_json &&
