@@ -2655,7 +2655,10 @@ static json_t *steps_json(const struct ctx *c)
 		} else if (c->in->revert_sha && !strcmp(o->sha, c->in->revert_sha)) {
 			role = "revert";
 		} else if ((c->in->align_sha && !strcmp(o->sha, c->in->align_sha)) ||
-			   (c->in->align_parent_sha && !strcmp(o->sha, c->in->align_parent_sha))) {
+			   (c->in->align_parent_sha && !strcmp(o->sha, c->in->align_parent_sha)) ||
+			   (c->in->align_good_sha && !strcmp(o->sha, c->in->align_good_sha)) ||
+			   (c->in->align_bad_sha && !strcmp(o->sha, c->in->align_bad_sha))) {
+			/* the rebuild check's variants, GOOD's and BAD's */
 			role = "aligned";
 		} else if (o->node < 0) {
 			role = "parent";

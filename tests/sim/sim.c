@@ -258,6 +258,10 @@ static void score(struct world *w, json_t *v, struct sim_result *r)
 	for (int e = 0; e < sc->neffects; e++)
 		if (!named[e])
 			r->all_found = 0;
+	json_array_foreach(json_object_get(v, "steps"), i, c)
+		r->aligned_steps += !strcmp(json_string_value(json_object_get(c, "role")), "aligned");
+	r->aligned_ends = json_object_get(json_array_get(json_object_get(v, "culprits"), 0),
+					  "aligned_ends") != NULL;
 	json_array_foreach(json_object_get(v, "warnings"), i, c) {
 		const char *k = json_string_value(json_object_get(c, "kind"));
 

@@ -78,6 +78,8 @@ struct sim_result {
 	long cal_runs;       /* runs before the first probe (-1: none) */
 	long verify_at;      /* runs before the first boot of the verification
 			      * (parent or culprit; -1: none) */
+	int aligned_steps;   /* measured builds the report calls "aligned" */
+	int aligned_ends;    /* the culprit named with GOOD and BAD aligned */
 	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];
 	char reason[400];   /* why, when the verdict names no culprit */

@@ -401,6 +401,32 @@ TEST(test_perf__short_range_culprit_stands_in_good_and_bad_aligned)
 		  "BAD aligned, %d without", with, without);
 }
 
+/* A 5% step over two commits under 1% offsets: every culprit named was
+ * named with GOOD and BAD aligned in its verdict, and the report's log
+ * calls every aligned build aligned, none of them a parent: the
+ * culprit's, its parent's, and GOOD's and BAD's where they are not those
+ * (three or four builds). */
+TEST(test_perf__short_range_culprit_named_with_good_and_bad_aligned)
+{
+	struct sim_scenario sc = { "two commits, layout 5/1", 2, { 0.05 }, 1, 0.01,
+				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
+	int named = 0, with = 0, three = 0;
+
+	for (int t = 7001; t < 7051; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		if (strcmp(r.verdict, "culprit") && strcmp(r.verdict, "multiple"))
+			continue;
+		named++;
+		with += r.aligned_ends;
+		three += r.aligned_steps >= 3;
+	}
+	CHECK_MSG(named >= 45 && with == named && three == named, "%d of 50 named a culprit, "
+		  "%d with GOOD and BAD aligned, %d with three aligned builds or more in the log",
+		  named, with, three);
+}
+
 /* Of 'trials' trials from seed 'first', those that end on calibration
  * alone (GOOD and BAD alike, or BAD the better) in *seen, and how many of
  * them say 'words' in *said. */
