@@ -201,13 +201,26 @@ static void print_metrics(json_t *r, FILE *to)
 	}
 }
 
+/* "LABEL: +x% (90% interval +a% .. +b%), from N pairs" of a step 'st'
+ * ("aligned", "aligned_ends"), without the line's end. */
+static void print_pairs_step(const char *label, json_t *st, FILE *to)
+{
+	json_t *ci = json_object_get(st, "delta_ci_pct");
+	json_int_t n = json_integer_value(json_object_get(st, "pairs"));
+
+	fprintf(to, "%s: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%), from %lld pair%s", label,
+		json_number_value(json_object_get(st, "delta_pct")),
+		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)),
+		(long long)n, n == 1 ? "" : "s");
+}
+
 /* The rebuild check: the step with the code aligned and what it cost, or
  * why it was not made. */
 static void print_rebuild(json_t *c, FILE *to)
 {
 	json_t *rb = json_object_get(c, "rebuild"), *al = json_object_get(c, "aligned");
-	json_t *ci = json_object_get(al, "delta_ci_pct");
 	double secs = json_number_value(json_object_get(rb, "build_seconds"));
+	char label[96];
 
 	if (!rb)
 		return;
@@ -217,12 +230,8 @@ static void print_rebuild(json_t *c, FILE *to)
 	}
 	if (!al)
 		return;
-	fprintf(to, "rebuild with %s=y: %+.1f%% (90%% interval %+.1f%% .. %+.1f%%), from "
-		"%lld pair%s", kb_str(rb, "option"),
-		json_number_value(json_object_get(al, "delta_pct")),
-		json_number_value(json_array_get(ci, 0)), json_number_value(json_array_get(ci, 1)),
-		(long long)json_integer_value(json_object_get(al, "pairs")),
-		json_integer_value(json_object_get(al, "pairs")) == 1 ? "" : "s");
+	snprintf(label, sizeof(label), "rebuild with %s=y", kb_str(rb, "option"));
+	print_pairs_step(label, al, to);
 	if (json_object_get(rb, "boots")) {
 		fprintf(to, "; it cost 2 builds (");
 		if (secs > 0)
@@ -238,16 +247,11 @@ static void print_rebuild(json_t *c, FILE *to)
 	fprintf(to, "\n");
 	/* GOOD and BAD so built, where the culprit's step had to stand in
 	 * them too (a range too short to tell the builds' offsets by) */
-	al = json_object_get(c, "aligned_ends");
-	ci = json_object_get(al, "delta_ci_pct");
-	if (al)
-		fprintf(to, "GOOD and BAD with %s=y: %+.1f%% (90%% interval %+.1f%% .. "
-			"%+.1f%%), from %lld pair%s\n", kb_str(rb, "option"),
-			json_number_value(json_object_get(al, "delta_pct")),
-			json_number_value(json_array_get(ci, 0)),
-			json_number_value(json_array_get(ci, 1)),
-			(long long)json_integer_value(json_object_get(al, "pairs")),
-			json_integer_value(json_object_get(al, "pairs")) == 1 ? "" : "s");
+	if ((al = json_object_get(c, "aligned_ends"))) {
+		snprintf(label, sizeof(label), "GOOD and BAD with %s=y", kb_str(rb, "option"));
+		print_pairs_step(label, al, to);
+		fprintf(to, "\n");
+	}
 }
 
 static void print_checks(json_t *c, FILE *to)

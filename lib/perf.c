@@ -2698,6 +2698,19 @@ static json_t *num(double x)
 	return isfinite(x) ? json_real(x) : json_null();
 }
 
+/* A step measured in 'n' pairs, mean and standard error in z units, as
+ * the report gives it: in percent of the level of 'base', with its 90%
+ * interval. */
+static json_t *pairs_json(const struct ctx *c, double mean, double se, size_t n,
+			  const char *base)
+{
+	double bm = raw_mean(c, base);
+	double lo = pct_of(c, mean - 1.645 * se, bm), hi = pct_of(c, mean + 1.645 * se, bm);
+
+	return json_pack("{s:i, s:f, s:[f, f]}", "pairs", (int)n, "delta_pct", pct_of(c, mean, bm),
+			 "delta_ci_pct", fmin(lo, hi), fmax(lo, hi));
+}
+
 static json_t *culprit_json(struct ctx *c, const struct found *f)
 {
 	const struct kb_perf_in *in = c->in;
@@ -2727,16 +2740,10 @@ static json_t *culprit_json(struct ctx *c, const struct found *f)
 		      "revert", f->revert_check, "rebuild", f->align_check ? f->align_check : "n/a",
 		      "warm_up", c->warm_detected ? "warning" : "pass",
 		      "explained", f->share_hi >= 0.75 ? "pass" : "warning");
-	if (f->napairs) {
+	if (f->napairs)
 		/* the step of the aligned builds */
-		double apm = raw_mean(c, in->align_parent_sha);
-
-		lo = pct_of(c, f->astep - 1.645 * f->astep_se, apm);
-		hi = pct_of(c, f->astep + 1.645 * f->astep_se, apm);
-		json_object_set_new(j, "aligned", json_pack("{s:i, s:f, s:[f, f]}", "pairs",
-			(int)f->napairs, "delta_pct", pct_of(c, f->astep, apm),
-			"delta_ci_pct", fmin(lo, hi), fmax(lo, hi)));
-	}
+		json_object_set_new(j, "aligned", pairs_json(c, f->astep, f->astep_se, f->napairs,
+							     in->align_parent_sha));
 	if (pooled(c)) {
 		/* the step on each machine that measured the pair */
 		json_t *ms = json_array();
@@ -3797,17 +3804,9 @@ no_difference:
 		       "not stand out of the builds' code layout", &f);
 		goto out;
 	}
-	if (ends.n) {
-		/* GOOD and BAD aligned, as the report gives them */
-		double gm = raw_mean(&c, in->align_good_sha);
-		double lo = pct_of(&c, ends.mean - 1.645 * ends.se, gm);
-		double hi = pct_of(&c, ends.mean + 1.645 * ends.se, gm);
-
+	if (ends.n)
 		json_object_set_new(json_array_get(culprits, 0), "aligned_ends",
-				    json_pack("{s:i, s:f, s:[f, f]}", "pairs", (int)ends.n,
-					      "delta_pct", pct_of(&c, ends.mean, gm),
-					      "delta_ci_pct", fmin(lo, hi), fmax(lo, hi)));
-	}
+				    pairs_json(&c, ends.mean, ends.se, ends.n, in->align_good_sha));
 	if (f.share_hi0 < 0.75 || residual(&c, &f)) {
 		r = rest_of_change(&c, &f, alive, &f2, out);
 		if (r == ACTION) {
