@@ -141,6 +141,7 @@ struct ctx {
 	unsigned char *anc;  /* scratch, g->n */
 	long known;          /* a culprit already found, -1 if none */
 	double known_step;   /* its step, in z units */
+	double known_se;     /* and its standard error */
 	unsigned char *known_in; /* known_in[i]: the known culprit is in node i */
 	/* the boots, by commit (each commit's in the order taken) */
 	struct kb_boot *boot;
@@ -707,9 +708,17 @@ static void collect_pairs(const struct ctx *c, const struct kb_perf_obs *a,
 				if (p->o != x->o && x->t - p->t <= PAIR_GAP) {
 					const struct kb_boot *xa = (size_t)x->o == ia ? x : p;
 					const struct kb_boot *xb = (size_t)x->o == ib ? x : p;
+					/* the drift between the two boots, where the
+					 * endpoints show the machine's speed jumped
+					 * near them: taken off, and as uncertain as
+					 * it is large (where the jump fell among the
+					 * boots no endpoint was measured in is not
+					 * known) */
+					double jd = c->drift[m].d ?
+						c->drift[m].d[xb->t] - c->drift[m].d[xa->t] : 0;
 
-					pl->d[pl->n] = xb->m - xa->m;
-					pl->sd[pl->n] = sqrt(xa->v + xb->v +
+					pl->d[pl->n] = xb->m - xa->m - jd;
+					pl->sd[pl->n] = sqrt(xa->v + xb->v + jd * jd +
 							     c->drift[m].q * (double)(x->t - p->t));
 					pl->at[pl->n++] = x->order;
 					if (pl->first_t < 0 && (only >= 0 || m == c->in->machine ||
@@ -733,7 +742,12 @@ static void free_pairs(struct pair_list *pl)
 
 /* The mean of the first n pairs, robust to an outlying pair, weighed by
  * their variance, and its standard error (no smaller than the pairs' own
- * scatter says). */
+ * scatter says).  Two pairs that differ far beyond their noise (99.9%)
+ * tell no more than their midpoint, give or take half their difference:
+ * one of them holds what the model does not know (the machine's speed
+ * changing between its two boots, where no endpoint was measured to see
+ * it), and the weights cannot say which (two pairs 16% and 1% apart at
+ * 0.5% each were taken for 16% +- 0.4%, and named a second culprit). */
 static void pairs_mean(const double *d, const double *sd, size_t n, struct pairs *ps)
 {
 	double w = 0, s2 = 0;
@@ -745,6 +759,12 @@ static void pairs_mean(const double *d, const double *sd, size_t n, struct pairs
 		return;
 	for (k = 0; k < n; k++)
 		w += 1 / (sd[k] * sd[k]);
+	if (n == 2 && (d[0] - d[1]) * (d[0] - d[1]) >
+	    kb_chi2_quantile(0.999, 1) * (sd[0] * sd[0] + sd[1] * sd[1])) {
+		ps->mean = (d[0] + d[1]) / 2;
+		ps->se = fabs(d[0] - d[1]) / 2;
+		return;
+	}
 	ps->mean = kb_huber_location(d, sd, n, 0);
 	ps->se = sqrt(1 / w);
 	if (n >= 3) {
@@ -2068,6 +2088,15 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 	return ACTION;
 }
 
+/* Whether node 'node' holds the culprit already found (a second one is
+ * looked for) and its parent 'po' does not: a merge that brings it in. */
+static int holds_known_apart(const struct ctx *c, long node, const struct kb_perf_obs *po)
+{
+	if (c->known < 0 || !c->known_in || node < 0 || !c->known_in[node])
+		return 0;
+	return !(po && po->node >= 0 && c->known_in[po->node]);
+}
+
 /*
  * The step of the culprit in the builds made to check it, which the search
  * did not pick it by: BAD against BAD with it reverted, and the aligned
@@ -2370,7 +2399,7 @@ verify:
 		const struct kb_perf_obs *go = find(c, in->good_sha);
 		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
 		struct pairs pc, rb;
-		int parent_open = 0, r, delta_vague = 0;
+		int parent_open = 0, r, delta_vague = 0, known;
 
 		f->node = best_node;
 		f->prob = best;
@@ -2394,6 +2423,15 @@ verify:
 		}
 		/* parent and culprit, each boot beside one of the other */
 		pair_up(c, po, co, 0, -1, &pc);
+		known = holds_known_apart(c, best_node, po);
+		if (known && pc.n) {
+			/* a merge that brings the culprit already found in
+			 * beside a parent without it: its step is not this
+			 * commit's (named a second culprit for it, a merge
+			 * measured against its first parent) */
+			pc.mean -= c->known_step;
+			pc.se = sqrt(pc.se * pc.se + c->known_se * c->known_se);
+		}
 		f->step = pc.mean;
 		f->step_se = pc.se;
 		f->npairs = pc.n;
@@ -2449,6 +2487,8 @@ verify:
 
 			commit_value(c, po, &zp, &vp, &np);
 			commit_value(c, co, &zc, &vc, &nc);
+			if (known)
+				zc -= c->known_step;
 			st = np && nc ? zc - zp : f->step;
 			vp = np && nc ? vp + vc - 2 * l2 : INFINITY;
 			if (f->npairs >= 2 && f->step_se * f->step_se < vp) {
@@ -2880,6 +2920,7 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 	alive = kb_calloc(g->n, 1);
 	c->known = f->node;
 	c->known_step = step;
+	c->known_se = f->step_se;
 	c->known_in = kb_calloc(g->n, 1);
 	for (k = 0; k < g->n; k++) {
 		memset(c->anc, 0, g->n);
