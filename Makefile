@@ -61,6 +61,10 @@ tests/sim/bench-sim: tests/sim/bench-sim.c tests/sim/sim.c tests/sim/sim.h lib/l
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ tests/sim/bench-sim.c tests/sim/sim.c \
 		lib/libkbisect.a $(LDFLAGS) $(LIBS)
 
+tests/sim/bench-sweep: tests/sim/bench-sweep.c tests/sim/sim.c tests/sim/sim.h lib/libkbisect.a
+	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ tests/sim/bench-sweep.c tests/sim/sim.c \
+		lib/libkbisect.a $(LDFLAGS) $(LIBS)
+
 tests/gen/genrepo: tests/gen/genrepo.c
 	$(QUIET_LINK)$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS) $(LIBS)
 
@@ -104,6 +108,6 @@ deps:
 
 clean:
 	rm -f kbisect $(addsuffix /*.o,$(LIB_DIRS)) lib/libkbisect.a cmd/*.o tests/unit/run-unit tests/gen/genrepo \
-		tests/sim/bench-sim $(FUZZ_BIN)
+		tests/sim/bench-sim tests/sim/bench-sweep $(FUZZ_BIN)
 
 .PHONY: all check install deps clean fuzz
