@@ -4,7 +4,7 @@
 # offsets, speed changes and pools, each drawn apart from the others.
 # Prints each scenario's exact and wrong culprits, the seed of every wrong
 # one (to run again), and the totals.  SEED draws other scenarios.  100
-# scenarios of 40 trials took about 8 minutes here.
+# scenarios of 40 trials took 4 minutes here.
 #
 #   sh tests/bench/sweep.sh [SCENARIOS] [TRIALS] [SEED]
 set -e
