@@ -746,8 +746,8 @@ static void free_pairs(struct pair_list *pl)
  * tell no more than their midpoint, give or take half their difference:
  * one of them holds what the model does not know (the machine's speed
  * changing between its two boots, where no endpoint was measured to see
- * it), and the weights cannot say which (two pairs 16% and 1% apart at
- * 0.5% each were taken for 16% +- 0.4%, and named a second culprit). */
+ * it), and the weights cannot say which (two pairs of 16% and 1.5%,
+ * each +- 0.5%, were taken for 16% +- 0.4%, and named a second culprit). */
 static void pairs_mean(const double *d, const double *sd, size_t n, struct pairs *ps)
 {
 	double w = 0, s2 = 0;
