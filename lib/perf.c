@@ -174,6 +174,9 @@ struct found {
 	double prob;
 	const char *parent_check, *revert_check, *align_check;
 	double step, step_se;    /* parent to culprit, measured together */
+	double known_off, known_off_se; /* taken off that step: the culprit
+				  * already found, where this commit holds it
+				  * and its parent does not (a merge) */
 	size_t npairs;
 	double astep, astep_se;  /* the same, both built aligned */
 	size_t napairs;
@@ -757,14 +760,14 @@ static void pairs_mean(const double *d, const double *sd, size_t n, struct pairs
 	ps->mean = ps->se = 0;
 	if (!n)
 		return;
-	for (k = 0; k < n; k++)
-		w += 1 / (sd[k] * sd[k]);
 	if (n == 2 && (d[0] - d[1]) * (d[0] - d[1]) >
 	    kb_chi2_quantile(0.999, 1) * (sd[0] * sd[0] + sd[1] * sd[1])) {
 		ps->mean = (d[0] + d[1]) / 2;
 		ps->se = fabs(d[0] - d[1]) / 2;
 		return;
 	}
+	for (k = 0; k < n; k++)
+		w += 1 / (sd[k] * sd[k]);
 	ps->mean = kb_huber_location(d, sd, n, 0);
 	ps->se = sqrt(1 / w);
 	if (n >= 3) {
@@ -2399,7 +2402,7 @@ verify:
 		const struct kb_perf_obs *go = find(c, in->good_sha);
 		const char *psha = in->parent_sha[best_node], *csha = in->node_sha[best_node];
 		struct pairs pc, rb;
-		int parent_open = 0, r, delta_vague = 0, known;
+		int parent_open = 0, r, delta_vague = 0;
 
 		f->node = best_node;
 		f->prob = best;
@@ -2423,14 +2426,17 @@ verify:
 		}
 		/* parent and culprit, each boot beside one of the other */
 		pair_up(c, po, co, 0, -1, &pc);
-		known = holds_known_apart(c, best_node, po);
-		if (known && pc.n) {
+		if (holds_known_apart(c, best_node, po)) {
 			/* a merge that brings the culprit already found in
 			 * beside a parent without it: its step is not this
 			 * commit's (named a second culprit for it, a merge
 			 * measured against its first parent) */
-			pc.mean -= c->known_step;
-			pc.se = sqrt(pc.se * pc.se + c->known_se * c->known_se);
+			f->known_off = c->known_step;
+			f->known_off_se = c->known_se;
+		}
+		if (pc.n) {
+			pc.mean -= f->known_off;
+			pc.se = sqrt(pc.se * pc.se + f->known_off_se * f->known_off_se);
 		}
 		f->step = pc.mean;
 		f->step_se = pc.se;
@@ -2487,8 +2493,7 @@ verify:
 
 			commit_value(c, po, &zp, &vp, &np);
 			commit_value(c, co, &zc, &vc, &nc);
-			if (known)
-				zc -= c->known_step;
+			zc -= f->known_off;
 			st = np && nc ? zc - zp : f->step;
 			vp = np && nc ? vp + vc - 2 * l2 : INFINITY;
 			if (f->npairs >= 2 && f->step_se * f->step_se < vp) {
@@ -2795,6 +2800,8 @@ static json_t *culprit_json(struct ctx *c, const struct found *f)
 			pair_up(c, po, co, -1, m, &ps);
 			if (!ps.n)
 				continue;
+			ps.mean -= f->known_off;
+			ps.se = sqrt(ps.se * ps.se + f->known_off_se * f->known_off_se);
 			json_array_append_new(ms, json_pack("{s:i, s:i, s:f, s:f}", "machine", m,
 				"pairs", (int)ps.n, "delta_pct", pct_of(c, ps.mean, pm),
 				"se_pct", fabs(pct_of(c, ps.se, pm))));
