@@ -296,6 +296,24 @@ TEST(test_perf__no_change_under_layout_asks_good_and_bad_aligned)
 		  without, noreg);
 }
 
+/* No change over 200 commits under 1% offsets per build: the commits the
+ * search placed on a side are those whose offsets put them there, the
+ * spread comes out at a fraction of its truth, and a commit whose own
+ * offset stood out passed the builds made to check it.  GOOD and BAD
+ * built with the code aligned, where the change is below the change of
+ * interest and within what offsets make, judge the change itself (seeds
+ * 7001-7100: 3 wrong culprits and 96 no-regression without them, none
+ * and 99 with them). */
+TEST(test_perf__no_change_in_a_long_range_asks_good_and_bad_aligned)
+{
+	struct sim_scenario sc = { "no change, layout", 200, { 0 }, 0, 0.01,
+				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
+	int exact, wrong, noreg;
+
+	tally(&sc, 7001, 100, &exact, &wrong, &noreg);
+	CHECK_MSG(wrong <= 1 && noreg >= 97, "wrong %d, no-regression %d of 100", wrong, noreg);
+}
+
 /* All of it at once: boots that differ by 2%, 1% offsets per build, and
  * the machine 10% slower from run 50, in the middle of the first probes.
  * No one GOOD or BAD boot after the jump is 4.5 standard deviations off
