@@ -3440,9 +3440,10 @@ static int change_in_layout(const struct ctx *c)
  * but where GOOD and BAD are no further apart than their offsets, the
  * commits the search placed on a side are those whose offsets put them
  * there, and the spread comes out at a fraction of its truth; the change
- * itself, on two builds no one picked, does not depend on it.  (No change under 1% offsets over 200
- * commits: 8 wrong culprits in 300 without this, 1 with it; a 5% step as
- * exact, in 16% more runs.)
+ * itself, on two builds no one picked, does not depend on it.  (No change
+ * under 1% offsets over 200 commits: 8 wrong culprits in 300 without
+ * this, 1 with it; a 5% step under 1% offsets as exact, in 2-7% more
+ * runs, 14% more with 3% run noise.)
  * ACTION with 'out' set while they are made or measured; else DECIDED,
  * *stand 0 where the three do not stand out, 1 where they do or there
  * are none; the ends' step in *ends where it was weighed (n 0 if not).
