@@ -49,14 +49,14 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
  * offset of 1%, 300 trials from seed 7001: how many said no regression
  * in *noreg, checked to be at least 'least', and no more than 10 named a
  * culprit. */
-static void layout_no_change(size_t commits, int least, int *noreg)
+static void layout_no_change(size_t commits, int least, int most, int *noreg)
 {
 	struct sim_scenario sc = { "no change, layout", commits, { 0 }, 0, 0.01,
 				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
 	int exact, wrong;
 
 	tally(&sc, 7001, 300, &exact, &wrong, noreg);
-	CHECK_MSG(wrong <= 10 && *noreg >= least, "%zu commits: wrong %d, no-regression %d "
+	CHECK_MSG(wrong <= most && *noreg >= least, "%zu commits: wrong %d, no-regression %d "
 		  "of 300", commits, wrong, *noreg);
 }
 
@@ -289,10 +289,10 @@ TEST(test_perf__no_change_under_layout_asks_good_and_bad_aligned)
 {
 	int noreg, without;
 
-	layout_no_change(4, 275, &noreg);
+	layout_no_change(4, 275, 6, &noreg);
 	/* the same where the session cannot make them */
 	setenv("SIM_NO_ENDS", "1", 1);
-	layout_no_change(4, 0, &without);
+	layout_no_change(4, 0, 10, &without);
 	unsetenv("SIM_NO_ENDS");
 	CHECK_MSG(without + 15 <= noreg, "no-regression %d without them, %d with them",
 		  without, noreg);
@@ -355,12 +355,13 @@ TEST(test_perf__one_commit_range_not_decided_by_two_pairs_of_boots)
  * offsets' spread from; the builds of the same code do, and the checks
  * then weigh the builds made to check BAD against that spread (22 of
  * these 300 named BAD, and 176 said no-regression, when the spread was
- * taken for 0). */
+ * taken for 0).  Its few twins measure apart at 90%, and the step of
+ * interest is asked (8 named BAD when that test was at 99%). */
 TEST(test_perf__one_commit_range_offsets_told_by_builds_of_the_same_code)
 {
 	int noreg;
 
-	layout_no_change(1, 200, &noreg);
+	layout_no_change(1, 200, 3, &noreg);
 }
 
 /* No change in a range of two commits under 1% offsets per build: BAD's
@@ -373,7 +374,7 @@ TEST(test_perf__failed_revert_goes_on_to_the_builds_that_tell_the_layout)
 {
 	int noreg;
 
-	layout_no_change(2, 235, &noreg);
+	layout_no_change(2, 235, 6, &noreg);
 }
 
 /* Two commits, the second a 5% step, each build with its own offset of
