@@ -18,7 +18,7 @@ const struct kb_machine_key kb_target_ssh_keys[] = {
 	{ "switch", 's' }, { "kexec_cmdline", 's' }, { "boot_command", 'a' },
 	{ "power_cycle", 'a' }, { "power_cycle_tries", 'z' },
 	{ "scratch_dev", 's' }, { "scratch_dir", 's' }, { "modules_dir", 's' },
-	{ "boot_timeout", 'n' },
+	{ "boot_timeout", 'n' }, { "power_cycle_timeout", 'n' },
 	{ NULL, 0 },
 };
 

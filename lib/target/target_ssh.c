@@ -16,7 +16,8 @@
  *
  * A host that does not come back within boot_timeout is power-cycled with
  * the machine's power_cycle command (run on this machine), and waited for
- * again, power_cycle_tries times.  A host that comes back from that on
+ * again (power_cycle_timeout: a cold boot takes longer than a kexec),
+ * power_cycle_tries times.  A host that comes back from that on
  * another kernel is switched once more: a kernel that fails twice is the
  * kernel's fault (a skip, or bad with --boot-failure bad).  A host that
  * never comes back is down: the session stops with KB_EINFRA and nothing
@@ -60,7 +61,8 @@ struct ssh_target {
 	char *scratch_dev, *scratch_dir;
 	char *modules_dir;         /* where the host's modules are: /lib/modules */
 	int power_cycle_tries;
-	double boot_timeout;
+	double boot_timeout;       /* after a switch */
+	double cycle_timeout;      /* after a power cycle: a cold boot */
 
 	struct kb_ssh *conn;
 	/* the boot in progress */
@@ -180,6 +182,8 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 	t->modules_dir = json_str(m, "modules_dir", "/lib/modules");
 	t->power_cycle_tries = (int)kb_machine_int(m, "power_cycle_tries", 2);
 	t->boot_timeout = (double)kb_machine_int(m, "boot_timeout", 300);
+	t->cycle_timeout = (double)kb_machine_int(m, "power_cycle_timeout",
+						  (long)t->boot_timeout);
 	if (strcmp(t->switch_how, "kexec") && strcmp(t->switch_how, "command")) {
 		ret = kb_error(KB_EINVAL, "bad machine description: switch is \"kexec\" or "
 			       "\"command\", not \"%s\"", t->switch_how);
@@ -196,9 +200,9 @@ static int ssh_open(struct kb_target **out, const char *spec, const struct kb_ta
 			       t->workdir[0] != '/' ? "workdir" : "modules_dir");
 		goto fail;
 	}
-	if (t->boot_timeout < 5 || t->power_cycle_tries < 0) {
+	if (t->boot_timeout < 5 || t->cycle_timeout < 5 || t->power_cycle_tries < 0) {
 		ret = kb_error(KB_EINVAL, "bad machine description: boot_timeout >= 5, "
-			       "power_cycle_tries >= 0");
+			       "power_cycle_timeout >= 5, power_cycle_tries >= 0");
 		goto fail;
 	}
 	if (!kb_host_is_here(t->host, strlen(t->host)))
@@ -398,13 +402,13 @@ static int recover(struct ssh_target *t, const char *why)
 	for (i = 1; i <= t->power_cycle_tries; i++) {
 		if ((r = power_cycle(t)) < 0)
 			return r;
-		if ((r = wait_back(t, NULL, t->boot_timeout)) != 0)
+		if ((r = wait_back(t, NULL, t->cycle_timeout)) != 0)
 			return r;
 	}
 	return kb_error(KB_EINFRA, "host %s is down: %s, and it did not come back after "
 			"%d power cycle(s) of %.0f s each.  Nothing is marked; bring the "
 			"host back and run 'kbisect resume'", t->host, why, t->power_cycle_tries,
-			t->boot_timeout);
+			t->cycle_timeout);
 }
 
 /* Connected to the host, or brought back with power cycles. */
@@ -904,10 +908,10 @@ static int ssh_describe(struct kb_target *base, struct kb_buf *out)
 		return -1;
 	k = host_text(t, kexec);
 	kb_buf_addf(out, "host %s, user %s, host key known\nkernel %s\nkexec %s\n"
-		    "switch %s, boot timeout %.0f s, power cycle %s\n",
+		    "switch %s, boot timeout %.0f s, power cycle %s (%.0f s)\n",
 		    kb_ssh_name(t->conn), t->user ? t->user : "(login name)", release,
 		    k ? k : "unknown", t->switch_how, t->boot_timeout,
-		    t->power_cycle ? t->power_cycle[0] : "none");
+		    t->power_cycle ? t->power_cycle[0] : "none", t->cycle_timeout);
 	free(release);
 	free(k);
 	kb_error_clear();
