@@ -33,6 +33,8 @@ TEST(test_machine__errors_name_the_key)
 	CHECK(fails_with("{\"target\":\"local\",\"vcpus\":0}", "vcpus must be a positive integer"));
 	CHECK(fails_with("{\"target\":\"ssh://h\",\"power_cycle_tries\":-1}",
 			 "power_cycle_tries must be a non-negative integer"));
+	CHECK(fails_with("{\"target\":\"ssh://h\",\"power_cycle_timeout\":0}",
+			 "power_cycle_timeout must be a positive integer"));
 	CHECK(fails_with("{\"target\":\"ssh://h\",\"boot_command\":[\"a\",1]}",
 			 "boot_command must be a command"));
 	CHECK(fails_with("{\"target\":\"local\",\"pool\":5}", "pool must be a string"));
