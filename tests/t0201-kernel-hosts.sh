@@ -1,5 +1,6 @@
 #!/bin/sh
 . "$(dirname "$0")/lib.sh"
+# run-tests: first
 test_description 'kernels that fail and hosts far away: a bare-metal test host over SSH (kexec, power cycles, dropped connections), kernels that panic, hang or crash some of the time in VMs, a libvirt over SSH'
 . "$TEST_DIR/lib-kernel.sh"
 
