@@ -409,6 +409,12 @@ void kb_ssh_close(struct kb_ssh *s)
 	if (s->sess) {
 		libssh2_session_set_timeout(s->sess, 2000);
 		libssh2_session_disconnect(s->sess, "kbisect is done");
+		/* A channel the other end never closed (a host that hung or
+		 * switched kernels in the middle of a command) makes the free
+		 * wait for its close, and give up, keeping the session: with
+		 * the socket shut, the wait ends at once and all of it goes. */
+		if (s->fd >= 0)
+			shutdown(s->fd, SHUT_RDWR);
 		libssh2_session_free(s->sess);
 	}
 	if (s->fd >= 0)

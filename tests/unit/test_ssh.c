@@ -1,8 +1,13 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/lsan_interface.h>
+#endif
 
 #include "session_int.h"
 #include "ssh.h"
@@ -137,4 +142,147 @@ TEST(test_ssh__a_test_on_another_machine_leaves_this_one_to_builds)
 	s->spec.build_ahead = 'n';
 	CHECK(kb_session_ahead_jobs(s, &t) == 0);
 	free(s);
+}
+
+/* Run 'argv' (words, no shell); its exit status, -1 when it did not run. */
+static int run_words(const char *const *argv)
+{
+	struct kb_buf c = KB_BUF_INIT;
+	char *line;
+	int st;
+
+	for (size_t i = 0; argv[i]; i++) {
+		if (i)
+			kb_buf_adds(&c, " ");
+		kb_buf_add_quoted(&c, argv[i], 0);
+	}
+	line = kb_buf_detach(&c);
+	st = system(line);
+	free(line);
+	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+}
+
+/* An OpenSSH server on a loopback port, its files in 'dir': the port, or
+ * 0 where one cannot run here (it wants root and /usr/sbin/sshd). */
+static int start_sshd(const char *dir)
+{
+	char *hk = kb_asprintf("%s/host_key", dir), *id = kb_asprintf("%s/id", dir);
+	char *conf = kb_asprintf("%s/sshd_config", dir), *log = kb_asprintf("%s/sshd.log", dir);
+	const char *const keygen1[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", hk,
+					NULL };
+	const char *const keygen2[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", id,
+					NULL };
+	const char *const sshd[] = { "/usr/sbin/sshd", "-f", conf, "-E", log, NULL };
+	int port = 0;
+
+	if (geteuid() != 0 || access("/usr/sbin/sshd", X_OK) != 0 ||
+	    run_words(keygen1) != 0 || run_words(keygen2) != 0)
+		goto out;
+	{
+		char *pub = kb_asprintf("%s/id.pub", dir), *auth = kb_asprintf("%s/authorized_keys", dir);
+		const char *const cp[] = { "cp", pub, auth, NULL };
+		int ok = run_words(cp) == 0;
+
+		free(pub);
+		free(auth);
+		if (!ok)
+			goto out;
+	}
+	mkdir("/run/sshd", 0755);
+	for (int p = 21000 + getpid() % 19000, n = 0; n < 20; n++, p++) {
+		FILE *f = fopen(conf, "w");
+
+		if (!f)
+			goto out;
+		fprintf(f, "Port %d\nListenAddress 127.0.0.1\nHostKey %s\nPidFile %s/sshd.pid\n"
+			"AuthorizedKeysFile %s/authorized_keys\nPasswordAuthentication no\n"
+			"KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+			"StrictModes no\nUsePAM no\n", p, hk, dir, dir);
+		fclose(f);
+		if (run_words(sshd) == 0) {
+			port = p;
+			break;
+		}
+	}
+out:
+	free(hk);
+	free(id);
+	free(conf);
+	free(log);
+	return port;
+}
+
+/* The pid in file 'dir'/'name', or 0. */
+static pid_t pid_in(const char *dir, const char *name)
+{
+	char *path = kb_asprintf("%s/%s", dir, name);
+	FILE *f = fopen(path, "r");
+	long pid = 0;
+
+	if (f) {
+		if (fscanf(f, "%ld", &pid) != 1)
+			pid = 0;
+		fclose(f);
+	}
+	free(path);
+	return (pid_t)pid;
+}
+
+/*
+ * A host that stops answering in the middle of a command (a kexec, a
+ * machine that hangs): the command's channel is never closed by the other
+ * end, and a session freed with it still open was kept, with its
+ * channels.  Closing such a connection frees all of it (a real sshd whose
+ * session process is stopped; under the leak checker, nothing is left).
+ */
+TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
+{
+	const char *dir = kb_test_dir();
+	struct kb_ssh_opts o = { 0 };
+	struct kb_ssh *s = NULL;
+	struct kb_buf out = KB_BUF_INIT;
+	char *id = kb_asprintf("%s/id", dir), *kh = kb_asprintf("%s/known_hosts", dir);
+	char *cmd, *stopped_file = kb_asprintf("%s/stopped", dir);
+	const char *const argv[] = { "sh", "-c", "echo $PPID >\"$1\"; kill -STOP $PPID; exec sleep 30",
+				     "sh", stopped_file, NULL };
+	int port = start_sshd(dir), r, st = -1;
+	pid_t stopped;
+
+	if (!port) {
+		free(id);
+		free(kh);
+		free(stopped_file);
+		SKIP("no sshd that can run here (root and /usr/sbin/sshd)");
+	}
+	o.host = "127.0.0.1";
+	o.port = port;
+	o.user = "root";
+	o.key_file = id;
+	o.known_hosts = kh;
+	o.accept_new_host_key = 1;
+	o.timeout = 5;
+	/* the server listens a moment after it is started */
+	for (int i = 0; (r = kb_ssh_connect(&s, &o)) < 0 && i < 100; i++) {
+		kb_error_clear();
+		usleep(100000);
+	}
+	cmd = kb_ssh_command(NULL, NULL, argv);
+	if (r == 0)
+		r = kb_ssh_run(s, cmd, 3, &out, NULL, 4096, &st);
+	stopped = pid_in(dir, "stopped");
+	kb_ssh_close(s);
+	if (stopped > 0)
+		kill(stopped, SIGKILL);
+	if (pid_in(dir, "sshd.pid") > 0)
+		kill(pid_in(dir, "sshd.pid"), SIGTERM);
+	free(cmd);
+	free(id);
+	free(kh);
+	free(stopped_file);
+	kb_buf_release(&out);
+	CHECK_MSG(r == 1, "the command ended with %d (%s), not at its timeout", r, kb_error_last());
+	CHECK(stopped > 0);
+#ifdef __SANITIZE_ADDRESS__
+	CHECK_MSG(!__lsan_do_recoverable_leak_check(), "the connection was not freed");
+#endif
 }
