@@ -47,8 +47,8 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
 
 /* No change in a range of 'commits' commits, each build with its own
  * offset of 1%, 300 trials from seed 7001: how many said no regression
- * in *noreg, checked to be at least 'least', and no more than 10 named a
- * culprit. */
+ * in *noreg, checked to be at least 'least', and no more than 'most'
+ * named a culprit. */
 static void layout_no_change(size_t commits, int least, int most, int *noreg)
 {
 	struct sim_scenario sc = { "no change, layout", commits, { 0 }, 0, 0.01,

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 #ifdef __SANITIZE_ADDRESS__
 #include <sanitizer/lsan_interface.h>
@@ -144,22 +143,15 @@ TEST(test_ssh__a_test_on_another_machine_leaves_this_one_to_builds)
 	free(s);
 }
 
-/* Run 'argv' (words, no shell); its exit status, -1 when it did not run. */
+/* Run 'argv' to completion; its exit status, -1 when it did not exit. */
 static int run_words(const char *const *argv)
 {
-	struct kb_buf c = KB_BUF_INIT;
-	char *line;
-	int st;
+	struct kb_run_spec spec = { .argv = argv, .timeout = 60 };
+	struct kb_run_result res;
 
-	for (size_t i = 0; argv[i]; i++) {
-		if (i)
-			kb_buf_adds(&c, " ");
-		kb_buf_add_quoted(&c, argv[i], 0);
-	}
-	line = kb_buf_detach(&c);
-	st = system(line);
-	free(line);
-	return st == -1 || !WIFEXITED(st) ? -1 : WEXITSTATUS(st);
+	if (kb_run_simple(&spec, NULL, &res) < 0 || res.outcome != KB_RUN_EXITED)
+		return -1;
+	return res.exit_status;
 }
 
 /* An OpenSSH server on a loopback port, its files in 'dir': the port, or
@@ -216,14 +208,11 @@ out:
 static pid_t pid_in(const char *dir, const char *name)
 {
 	char *path = kb_asprintf("%s/%s", dir, name);
-	FILE *f = fopen(path, "r");
-	long pid = 0;
+	struct kb_buf b = KB_BUF_INIT;
+	long pid = kb_read_file(path, &b, 64) < 0 ? 0 : atol(b.ptr);
 
-	if (f) {
-		if (fscanf(f, "%ld", &pid) != 1)
-			pid = 0;
-		fclose(f);
-	}
+	kb_error_clear();
+	kb_buf_release(&b);
 	free(path);
 	return (pid_t)pid;
 }
@@ -243,10 +232,11 @@ TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
 	struct kb_buf out = KB_BUF_INIT;
 	char *id = kb_asprintf("%s/id", dir), *kh = kb_asprintf("%s/known_hosts", dir);
 	char *cmd, *stopped_file = kb_asprintf("%s/stopped", dir);
-	const char *const argv[] = { "sh", "-c", "echo $PPID >\"$1\"; kill -STOP $PPID; exec sleep 30",
+	const char *const argv[] = { "sh", "-c", "echo $$ >\"$1.cmd\"; echo $PPID >\"$1\"; "
+				     "kill -STOP $PPID; exec sleep 30",
 				     "sh", stopped_file, NULL };
 	int port = start_sshd(dir), r, st = -1;
-	pid_t stopped;
+	pid_t stopped, sleeper, listener;
 
 	if (!port) {
 		free(id);
@@ -273,8 +263,10 @@ TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
 	kb_ssh_close(s);
 	if (stopped > 0)
 		kill(stopped, SIGKILL);
-	if (pid_in(dir, "sshd.pid") > 0)
-		kill(pid_in(dir, "sshd.pid"), SIGTERM);
+	if ((sleeper = pid_in(dir, "stopped.cmd")) > 0)
+		kill(sleeper, SIGKILL);
+	if ((listener = pid_in(dir, "sshd.pid")) > 0)
+		kill(listener, SIGTERM);
 	free(cmd);
 	free(id);
 	free(kh);
