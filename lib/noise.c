@@ -328,6 +328,23 @@ double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t
 			d[k] = mid;
 		}
 	}
+	/* an observation set apart may be a stretch of another speed that
+	 * no other endpoint saw (the machine busy for a while, then not):
+	 * between its neighbours, the boots measured there are known no
+	 * better than its distance from the walk.  Taken for noise, such a
+	 * stretch made every probe measured in it look a step away */
+	for (i = 0; i + 1 < n; i++) {
+		size_t a, b;
+		double dev;
+
+		if (!(vv[i] > v[i]))
+			continue;
+		dev = y[i] - d[t[i]];
+		a = i && t[i - 1] < t[i] ? t[i - 1] + 1 : t[i];
+		b = t[i + 1] > t[i] ? t[i + 1] : t[i] + 1;
+		for (k = a; k < b && k < nt; k++)
+			pvar[k] += dev * dev;
+	}
 	free(vv);
 	free(innov);
 	free(pred);

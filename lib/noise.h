@@ -65,6 +65,9 @@ double kb_chi2_quantile(double p, double k);
  * q is chosen by likelihood among multiples of the mean observation
  * variance.  Fills d[0..nt-1] (the smoothed drift) and pvar[0..nt-1] (its
  * variance) and returns q.  Without observations, d is 0 and pvar large.
+ * An observation far off the walk is a jump where those after it stay
+ * off, else it is set apart, and the drift between its neighbours is
+ * known no better than its distance from the walk.
  */
 double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t n,
 		       size_t nt, double *d, double *pvar);

@@ -171,6 +171,29 @@ TEST(test_noise__drift_jump_seen_from_the_boots_together)
 		  sqrt(pv[20]));
 }
 
+/* The machine 17% slower for a stretch that one endpoint boot saw (time
+ * 7), the next one (time 18) back at the level before: the walk sets the
+ * one apart, and the boots measured between its neighbours (probes)
+ * cannot say which speed they had.  Elsewhere the drift is still known
+ * well. */
+TEST(test_noise__drift_of_a_stretch_one_boot_saw_is_unknown_around_it)
+{
+	static const size_t t[8] = { 0, 1, 2, 3, 7, 18, 23, 24 };
+	static const double y[8] = { 0.005, 0.012, 0.002, -0.005, 0.160, -0.007, 0, -0.003 };
+	size_t nt = 26;
+	double v[8], d[26], pv[26];
+
+	for (int i = 0; i < 8; i++)
+		v[i] = 0.012 * 0.012;
+	kb_drift_smooth(t, y, v, 8, nt, d, pv);
+	CHECK_MSG(fabs(d[12]) < 0.04, "the drift at 12 is %.3f", d[12]);
+	for (size_t k = 4; k < 18; k++)
+		CHECK_MSG(sqrt(pv[k]) > 0.1, "at %zu the drift is %.3f, known to %.3f", k, d[k],
+			  sqrt(pv[k]));
+	CHECK_MSG(sqrt(pv[1]) < 0.02 && sqrt(pv[23]) < 0.02, "known to %.3f and %.3f away "
+		  "from it", sqrt(pv[1]), sqrt(pv[23]));
+}
+
 /* A line of commits; GOOD and BAD measured over many boots whose own
  * offsets are as large as the step; one boot of five runs of a probe at
  * exactly BAD's level is no decision. */
