@@ -560,6 +560,43 @@ TEST(test_perf__a_slower_stretch_is_seen_by_the_probes)
 	CHECK_MSG(ok >= 36 && wrong == 0, "ok %d wrong %d of 40", ok, wrong);
 }
 
+/* The machine 20% slower for runs 20-60, about when the first probes
+ * run: one endpoint boot sees it, the next does not, and the probes
+ * measured between are no evidence (42 of 50 before, the rest
+ * inconclusive). */
+TEST(test_perf__a_stretch_one_endpoint_boot_saw_misleads_no_probe)
+{
+	struct sim_scenario sc = { "slow 20-60", 200, { 0.08 }, 1, 0.03, NOISE_LOGNORMAL, 5,
+				   .speed = { { 0.20, 20, 60 } } };
+	int exact, wrong, noreg;
+
+	tally(&sc, 5001, 50, &exact, &wrong, &noreg);
+	CHECK_MSG(exact >= 47 && wrong == 0, "exact %d wrong %d of 50", exact, wrong);
+}
+
+/* Boots that differ three times as much as runs (6% and 2%), a 6% step:
+ * calibration's first pairs can measure it at a third of that, and it
+ * goes on while the change they leave possible could still be told by
+ * its cap (4 of these 40 were "too noisy to tell" before, from 9 pairs
+ * on). */
+TEST(test_perf__boots_three_times_the_runs_not_given_up_early)
+{
+	struct sim_scenario sc = { "6/6", 200, { 0.06 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.06 };
+	int t, noisy = 0, exact = 0, wrong = 0;
+
+	for (t = 4051; t <= 4090; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		exact += r.exact;
+		wrong += r.wrong_confident;
+		noisy += !strncmp(r.reason, "too noisy to tell", 17);
+	}
+	CHECK_MSG(noisy <= 1 && exact >= 36 && wrong == 0, "too noisy %d, exact %d, wrong %d "
+		  "of 40", noisy, exact, wrong);
+}
+
 TEST(test_perf__warm_up_is_flagged_and_blames_nobody)
 {
 	struct sim_scenario sc = { "warm", 150, { 0.05 }, 0, 0.01, NOISE_WARMUP, 10 };
