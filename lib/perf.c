@@ -3164,11 +3164,12 @@ static double pair_scatter(const struct ctx *c, size_t *n)
 
 /*
  * Would the calibration pairs still to come (up to 'max' in all) show a
- * difference, at the chance they would if the change were what the pairs
- * show now?  Asked only once the smallest change of interest cannot be
- * excluded even at the cap: then nothing is lost by stopping.  The mean
- * at the cap is that of today's pairs and of max - k more, each as noisy
- * as today's are.
+ * difference, at a chance of FUTILE or more?  Asked only once the
+ * smallest change of interest cannot be excluded even at the cap: then
+ * nothing is lost by stopping.  The mean at the cap is that of today's
+ * pairs and of max - k more, each as noisy as today's are, around a
+ * change known as well as today's pairs tell it (the predictive power of
+ * the pairs to come).
  *
  * Asked from 8 pairs on, and on a pool from three pairs per machine on:
  * its machines measure their pairs at the same times, so that one change
