@@ -3703,12 +3703,20 @@ too_noisy:
 	case CAL_SAME:
 no_difference:
 		{
-			char why[500], words[240];
+			char why[640], words[240], what[96];
+			struct cal_figures cf = cal_figures(&c, &cal);
 
+			/* a change below the one of interest that the pairs
+			 * do show (their 90% interval leaves 0 out) is not
+			 * "no difference" */
+			if (cal.se > 0 && cf.low * cf.high > 0 && in->p.min_effect > 0)
+				snprintf(what, sizeof(what), "GOOD and BAD differ, but by less than "
+					 "the change of interest (%.2g%%)", 100 * in->p.min_effect);
+			else
+				snprintf(what, sizeof(what), "GOOD and BAD do not differ");
 			cal_words(&c, &cal, 0, words, sizeof(words));
-			snprintf(why, sizeof(why), "%s%s%s%s", c.warm_detected ?
-				 "GOOD and BAD do not differ once the warm-up runs after each "
-				 "boot are left out" : "GOOD and BAD do not differ",
+			snprintf(why, sizeof(why), "%s%s%s%s%s", what, c.warm_detected ?
+				 " once the warm-up runs after each boot are left out" : "",
 				 *words ? ": " : "", words, *words ? of_these_builds(&c) : "");
 			finish(&c, out, "no-regression", json_array(), why);
 			json_object_set_new(out->verdict, "calibration", cal_json(&c, &cal));

@@ -461,6 +461,7 @@ static void calibration_endings(const struct sim_scenario *sc, int first, int tr
 		sim_trial(sc, (uint64_t)t, &r);
 		if (strcmp(r.verdict, "no-regression") ||
 		    (strncmp(r.reason, "GOOD and BAD do not differ: ", 28) &&
+		     strncmp(r.reason, "GOOD and BAD differ, but by less ", 33) &&
 		     strncmp(r.reason, "BAD measures better than GOOD", 29)))
 			continue;
 		(*seen)++;
@@ -595,6 +596,44 @@ TEST(test_perf__boots_three_times_the_runs_not_given_up_early)
 	}
 	CHECK_MSG(noisy <= 1 && exact >= 36 && wrong == 0, "too noisy %d, exact %d, wrong %d "
 		  "of 40", noisy, exact, wrong);
+}
+
+/* A 3% step where boots differ by 6% and runs by 2%: calibration can end
+ * on "no change larger than 4.3%" while its interval leaves 0 out; the
+ * words then say that GOOD and BAD differ, by less than the change of
+ * interest, and "do not differ" only where the interval holds 0. */
+TEST(test_perf__a_change_below_interest_is_not_called_no_difference)
+{
+	struct sim_scenario sc = { "3/6", 200, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.06 };
+	int t, below = 0, same = 0;
+
+	for (t = 6008; t <= 6015; t++) {
+		struct sim_result r;
+		const char *iv;
+		double lo, hi;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		if (strcmp(r.verdict, "no-regression"))
+			continue;
+		iv = strstr(r.reason, "90% interval ");
+		CHECK_MSG(iv && sscanf(iv, "90%% interval %lf%% .. %lf%%", &lo, &hi) == 2,
+			  "%s", r.reason);
+		if (!iv)
+			continue;
+		if (lo > 0) {
+			below++;
+			CHECK_MSG(!strncmp(r.reason, "GOOD and BAD differ, but by less than the "
+					   "change of interest (5%): no change larger than ", 75),
+				  "%s", r.reason);
+		} else {
+			same++;
+			CHECK_MSG(!strncmp(r.reason, "GOOD and BAD do not differ: ", 28), "%s",
+				  r.reason);
+		}
+	}
+	CHECK_MSG(below >= 2 && same >= 1, "interval above 0 in %d, holding 0 in %d", below,
+		  same);
 }
 
 TEST(test_perf__warm_up_is_flagged_and_blames_nobody)
