@@ -843,9 +843,10 @@ struct probe_state {
  * commit at either level needs to reach 99:1 at 97.5%.  Each boot adds
  * delta^2 / (2 v) to the log-odds on average and twice that to its
  * variance: b boots reach DECIDE at 97.5% when b delta^2 / (2 v) = x, x
- * the root of x - Z_POWER sqrt(2 x) = DECIDE.
+ * the root of x - Z_POWER sqrt(2 x) = DECIDE.  v is the variance of a
+ * boot of 'runs' steady runs; max_probe_boots() takes today's.
  */
-static int max_probe_boots(const struct ctx *c)
+static int max_probe_boots_with(const struct ctx *c, int runs)
 {
 	int steady = c->in->p.runs_per_boot - c->in->p.warmup;
 	int b = c->in->p.max_probe / (steady > 0 ? steady : 1);
@@ -857,8 +858,13 @@ static int max_probe_boots(const struct ctx *c)
 		return b;
 	r = (Z_POWER * sqrt(2) + sqrt(2 * Z_POWER * Z_POWER + 4 * DECIDE)) / 2;
 	x = r * r;
-	need = ceil(2 * x * boot_var(c, c->runs - c->warm) / (delta * delta));
+	need = ceil(2 * x * boot_var(c, runs) / (delta * delta));
 	return need > b ? (int)fmin(need, 1000) : b;
+}
+
+static int max_probe_boots(const struct ctx *c)
+{
+	return max_probe_boots_with(c, c->runs - c->warm);
 }
 
 /* A commit's value from its boots (those on 'machine' only, or all with
@@ -948,17 +954,36 @@ static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double
 }
 
 /*
+ * The fewest steady runs a boot: 3, as a robust mean of three still sees
+ * through one outlying run; 1 where boots differ twice as much as runs
+ * do, told by 8 pairs of boots of one commit or more (an outlying run
+ * is then no further off than boots are; from fewer, a spread 1.5 times
+ * the runs' was taken for twice now and then), and the
+ * 'share' of the run budget cannot hold 'boots' at three runs each
+ * (with boots three times as noisy as runs at 2-3% run noise, a 3-5%
+ * step took four to nine times the runs it takes at 1%).
+ */
+static int fewest_runs(const struct ctx *c, double boots, double share)
+{
+	if (c->tau_n >= 8 && c->tau2 >= 4 * c->sigma * c->sigma &&
+	    boots * (3 + c->warm) > share * c->in->p.max_runs)
+		return 1;
+	return 3;
+}
+
+/*
  * Runs per boot, from the noise: the classic trade of cluster sampling,
  * sqrt(cost of a boot / cost of a run * sigma^2 / tau^2) steady runs,
- * and no more than a probe needs to be told apart in one boot.  Within 3
- * (a robust mean of three still sees through one outlying run) and twice
- * the benchmark's; the benchmark's own when the user set it or the noise
- * is not known yet.
+ * and no more than a probe needs to be told apart in one boot.  Within
+ * fewest_runs() for the boots the bisection is likely to take (a probe
+ * at half its cap, one for every halving of the range and four for the
+ * checks) and twice the benchmark's; the benchmark's own when the user
+ * set it or the noise is not known yet.
  */
 static int runs_for(const struct ctx *c, char *why, size_t whylen)
 {
 	const struct kb_perf_params *p = &c->in->p;
-	int steady = p->runs_per_boot - c->warm, lo = 3, hi, n;
+	int steady = p->runs_per_boot - c->warm, lo, hi, n;
 	double ratio, opt, need, delta = c->mu_b - c->mu_g;
 
 	if (why && whylen)
@@ -969,6 +994,8 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 		return p->runs_per_boot;
 	}
 	hi = 2 * steady;
+	lo = fewest_runs(c, max_probe_boots_with(c, 3) / 2.0 *
+			 (log2((double)c->in->g->n + 1) + 4), 0.5);
 	ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
 	opt = c->tau2 > 0 ? sqrt(ratio * c->sigma * c->sigma / c->tau2) : INFINITY;
 	/* a commit at BAD's level is decided in one boot at log-odds
@@ -985,11 +1012,13 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 		n = hi;
 	if (why)
 		snprintf(why, whylen, c->tau2 > 0 ? "boots differ by %.2g%%, runs by %.2g%%, "
-			 "a boot costs %.2g runs: %d steady runs a boot" :
+			 "a boot costs %.2g runs: %d steady runs a boot%s" :
 			 "boots differ no more than runs do (runs by %.2g%%, boots by %.2g%%, "
-			 "a boot costs %.2g runs): %d steady runs a boot",
+			 "a boot costs %.2g runs): %d steady runs a boot%s",
 			 c->tau2 > 0 ? 100 * sqrt(c->tau2) : 100 * c->sigma,
-			 c->tau2 > 0 ? 100 * c->sigma : 0.0, ratio, n);
+			 c->tau2 > 0 ? 100 * c->sigma : 0.0, ratio, n,
+			 n < 3 ? " (fewer than 3: the run budget would not hold the boots "
+			 "this change needs at 3)" : "");
 	return n + c->warm;
 }
 
@@ -1017,15 +1046,21 @@ static double same_within(const struct ctx *c)
 static int cal_runs(const struct ctx *c, int *max_pairs)
 {
 	const struct kb_perf_params *p = &c->in->p;
-	int steady = p->runs_per_boot - c->warm, n = steady, runs = p->runs_per_boot;
+	int steady = p->runs_per_boot - c->warm, n = steady, runs = p->runs_per_boot, lo;
 	double ratio, z, need, tol = same_within(c);
 
 	*max_pairs = p->max_cal_boots;
 	if (!p->runs_fixed && c->tau2 > 0 && steady > 3) {
 		ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
+		/* the pairs that tell a change of the user's smallest size
+		 * at the caps' power, at three runs a boot, against the
+		 * quarter of the budget calibration may take */
+		z = z_of(1 - p->alpha / 2) + Z_POWER;
+		need = c->min_eff > 0 ? 2 * boot_var(c, 3) * z * z / (c->min_eff * c->min_eff) : 0;
+		lo = fewest_runs(c, 2 * need, 0.25);
 		n = (int)ceil(sqrt(ratio * c->sigma * c->sigma / c->tau2));
-		if (n < 3)
-			n = 3;
+		if (n < lo)
+			n = lo;
 		if (n < steady) {
 			*max_pairs = p->max_cal_boots * steady / n;
 			runs = n + c->warm;
@@ -3289,8 +3324,11 @@ static void cal_words(const struct ctx *c, const struct pairs *cal, int too_nois
 	struct cal_figures f = cal_figures(c, cal);
 	char size[64] = "", interval[128] = "";
 
+	/* what would have been found, and no less than the interval's top:
+	 * "no change larger than" it is a bound the interval keeps */
 	if (isfinite(f.detectable))
-		snprintf(size, sizeof(size), "%.3g%%", f.detectable);
+		snprintf(size, sizeof(size), "%.3g%%", !too_noisy && cal->se > 0 &&
+			 isfinite(f.high) && f.high > f.detectable ? f.high : f.detectable);
 	if (isfinite(f.change) && cal->se > 0)
 		snprintf(interval, sizeof(interval), " (GOOD -> BAD %+.3g%%, 90%% interval "
 			 "%+.3g%% .. %+.3g%%)", f.change, f.low, f.high);
@@ -3701,6 +3739,15 @@ too_noisy:
 		}
 		goto out;
 	case CAL_SAME:
+		/* the pairs' prefix that ended it may tell a change of
+		 * --min-effect, or leave it out, where all the pairs, as
+		 * the reason states them, fall just short: then one pair
+		 * more */
+		if (c.min_eff > 0 && cal.se > 0 &&
+		    (kb_detectable(cal.se, in->p.alpha, POWER) > c.min_eff ||
+		     cal.mean + Z_SAME * cal.se >= c.min_eff) &&
+		    budget_left(&c) && cal.n < (size_t)max_pairs)
+			goto more;
 no_difference:
 		{
 			char why[640], words[240], what[96];
