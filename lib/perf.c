@@ -23,6 +23,8 @@
 #define VERIFY_BOOTS 3       /* pairs before a check may fail early */
 #define VERIFY_MAX_BOOTS 16  /* pairs after which a check fails */
 #define SHARE_PAIRS 8        /* pairs to tell a partial share */
+#define ROBUST_RUNS 3        /* steady runs a boot whose robust mean sees
+			      * through one outlying run */
 #define SAME_SHARE 0.5       /* calibration's no-regression: no change of half */
 #define Z_SAME 1.645         /* the noise of one run (boot spread included) at 95% */
 #define Z_POWER 1.96         /* caps: where a real change is told at 97.5% */
@@ -966,9 +968,9 @@ static void probe_state(const struct ctx *c, const struct kb_perf_obs *o, double
 static int fewest_runs(const struct ctx *c, double boots, double share)
 {
 	if (c->tau_n >= 8 && c->tau2 >= 4 * c->sigma * c->sigma &&
-	    boots * (3 + c->warm) > share * c->in->p.max_runs)
+	    boots * (ROBUST_RUNS + c->warm) > share * c->in->p.max_runs)
 		return 1;
-	return 3;
+	return ROBUST_RUNS;
 }
 
 /*
@@ -994,7 +996,7 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 		return p->runs_per_boot;
 	}
 	hi = 2 * steady;
-	lo = fewest_runs(c, max_probe_boots_with(c, 3) / 2.0 *
+	lo = fewest_runs(c, max_probe_boots_with(c, ROBUST_RUNS) / 2.0 *
 			 (log2((double)c->in->g->n + 1) + 4), 0.5);
 	ratio = p->boot_cost > 0 && p->run_cost > 0 ? p->boot_cost / p->run_cost : 1;
 	opt = c->tau2 > 0 ? sqrt(ratio * c->sigma * c->sigma / c->tau2) : INFINITY;
@@ -1017,8 +1019,8 @@ static int runs_for(const struct ctx *c, char *why, size_t whylen)
 			 "a boot costs %.2g runs): %d steady runs a boot%s",
 			 c->tau2 > 0 ? 100 * sqrt(c->tau2) : 100 * c->sigma,
 			 c->tau2 > 0 ? 100 * c->sigma : 0.0, ratio, n,
-			 n < 3 ? " (fewer than 3: the run budget would not hold the boots "
-			 "this change needs at 3)" : "");
+			 n < ROBUST_RUNS ? " (fewer than 3: the run budget would not hold "
+			 "the boots this change needs at 3)" : "");
 	return n + c->warm;
 }
 
@@ -1056,7 +1058,8 @@ static int cal_runs(const struct ctx *c, int *max_pairs)
 		 * at the caps' power, at three runs a boot, against the
 		 * quarter of the budget calibration may take */
 		z = z_of(1 - p->alpha / 2) + Z_POWER;
-		need = c->min_eff > 0 ? 2 * boot_var(c, 3) * z * z / (c->min_eff * c->min_eff) : 0;
+		need = c->min_eff > 0 ?
+			2 * boot_var(c, ROBUST_RUNS) * z * z / (c->min_eff * c->min_eff) : 0;
 		lo = fewest_runs(c, 2 * need, 0.25);
 		n = (int)ceil(sqrt(ratio * c->sigma * c->sigma / c->tau2));
 		if (n < lo)
@@ -3259,6 +3262,15 @@ static double cal_se_end(const struct ctx *c, const struct pairs *cal)
 	return n >= 20 ? sd * sqrt(inflate((int)n - 1) / (double)n) : cal->se;
 }
 
+/* The pairs 'cal' leave a change of the user's smallest size out (their
+ * upper bound at Z_SAME below it), and would have found one (at POWER);
+ * or no such size was asked. */
+static int excludes_min_effect(const struct ctx *c, const struct pairs *cal)
+{
+	return !(c->min_eff > 0) || (cal->mean + Z_SAME * cal->se < c->min_eff &&
+				     !(kb_detectable(cal->se, c->in->p.alpha, POWER) > c->min_eff));
+}
+
 /* BAD measures better than GOOD, on at least the pairs a "same" takes:
  * firmly (at alpha, on all the pairs), or a change of the user's
  * smallest size is excluded and would have been seen. */
@@ -3268,8 +3280,7 @@ static int better_excludes(const struct ctx *c, const struct pairs *cal)
 		return 0;
 	if (cal->mean + z_of(1 - c->in->p.alpha / 2) * cal->se < 0)
 		return 1;
-	return !(c->min_eff > 0) || (cal->mean + Z_SAME * cal->se < c->min_eff &&
-				     !(kb_detectable(cal->se, c->in->p.alpha, POWER) > c->min_eff));
+	return excludes_min_effect(c, cal);
 }
 
 /* What calibration found, in percent of GOOD's level: the change GOOD ->
@@ -3722,9 +3733,7 @@ at_cap:
 		 * them apart where the model's spread did not: they differ */
 		if (cal.se > 0 && fabs(cal.mean) / cal.se >= z_of(1 - in->p.alpha / 2))
 			break;
-		if (!(c.min_eff > 0) ||
-		    (!(kb_detectable(cal.se, in->p.alpha, POWER) > c.min_eff) &&
-		     cal.mean + Z_SAME * cal.se < c.min_eff))
+		if (excludes_min_effect(&c, &cal))
 			goto no_difference;
 too_noisy:
 		{
@@ -3743,10 +3752,8 @@ too_noisy:
 		 * --min-effect, or leave it out, where all the pairs, as
 		 * the reason states them, fall just short: then one pair
 		 * more */
-		if (c.min_eff > 0 && cal.se > 0 &&
-		    (kb_detectable(cal.se, in->p.alpha, POWER) > c.min_eff ||
-		     cal.mean + Z_SAME * cal.se >= c.min_eff) &&
-		    budget_left(&c) && cal.n < (size_t)max_pairs)
+		if (cal.se > 0 && !excludes_min_effect(&c, &cal) && budget_left(&c) &&
+		    cal.n < (size_t)max_pairs)
 			goto more;
 no_difference:
 		{
