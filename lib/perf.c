@@ -145,6 +145,10 @@ struct ctx {
 	double known_step;   /* its step, in z units */
 	double known_se;     /* and its standard error */
 	unsigned char *known_in; /* known_in[i]: the known culprit is in node i */
+	unsigned char *ruled_out; /* per node: a likely culprit whose revert did
+			      * not recover, no candidate now (paths run
+			      * through it, as through the known one) */
+	int nruled;          /* how many */
 	/* the boots, by commit (each commit's in the order taken) */
 	struct kb_boot *boot;
 	size_t nboot;
@@ -208,6 +212,35 @@ static const struct kb_perf_obs *find(const struct ctx *c, const char *sha)
 		if (!strcmp(c->in->obs[i].sha, sha))
 			return &c->in->obs[i];
 	return NULL;
+}
+
+/* BAD with the commit 'sha' reverted, once made ("" where the revert does
+ * not apply), or NULL. */
+static const char *revert_for(const struct ctx *c, const char *sha)
+{
+	const struct kb_perf_in *in = c->in;
+	size_t i;
+
+	if (in->revert_of && !strcmp(in->revert_of, sha))
+		return in->revert_sha ? in->revert_sha : "";
+	for (i = in->nreverts; in->reverts && i-- > 0;)
+		if (in->reverts[i].of && !strcmp(in->reverts[i].of, sha))
+			return in->reverts[i].sha ? in->reverts[i].sha : "";
+	return NULL;
+}
+
+/* Whether 'sha' is a revert made on BAD. */
+static int is_revert(const struct ctx *c, const char *sha)
+{
+	const struct kb_perf_in *in = c->in;
+	size_t i;
+
+	if (in->revert_sha && *in->revert_sha && !strcmp(in->revert_sha, sha))
+		return 1;
+	for (i = 0; in->reverts && i < in->nreverts; i++)
+		if (in->reverts[i].sha && *in->reverts[i].sha && !strcmp(in->reverts[i].sha, sha))
+			return 1;
+	return 0;
 }
 
 static const struct kb_perf_obs *find_node(const struct ctx *c, long node)
@@ -1207,16 +1240,17 @@ static const struct kb_perf_obs *posterior(struct ctx *c, const unsigned char *a
 			cur = o;
 	}
 	for (k = 0; k < g->n; k++)
-		if (alive[k])
+		if (alive[k] && !c->ruled_out[k])
 			maxl = fmax(maxl, logp[k]);
 	for (k = 0; k < g->n; k++) {
 		/* the culprit already found stays in the graph (paths run
 		 * through it) but is no candidate */
-		post[k] = alive[k] && (long)k != c->known ? exp(logp[k] - maxl) : 0;
+		post[k] = alive[k] && (long)k != c->known && !c->ruled_out[k] ?
+			  exp(logp[k] - maxl) : 0;
 		sum += post[k];
 	}
 	for (k = 0; k < g->n; k++)
-		post[k] /= sum;
+		post[k] = sum > 0 ? post[k] / sum : 0;
 	free(logp);
 	return cur;
 }
@@ -2293,6 +2327,120 @@ static double verify_from(const struct ctx *c)
 	return (pooled(c) ? !offsets : offsets) ? 0.4 : 0.5;
 }
 
+static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
+			double lo, double hi, int do_revert, struct found *f,
+			struct kb_perf_out *out);
+
+/* The likely culprits left for a revert that did not recover, besides
+ * the one being verified: no more than two. */
+#define MAX_LEFT 2
+
+/*
+ * Whether a likely culprit whose revert does not recover is left for the
+ * search to go on without it: a change of interest from GOOD to BAD (one
+ * below it may be one of code layout, and its endings tell that), no more
+ * than MAX_LEFT left before, and runs to go on with.  A commit that
+ * measures apart from its parent by its build's own offset, or next to a
+ * commit that does, can hold the probability where the change is not:
+ * its revert on BAD, a build of its own, then shows no step, and the
+ * commit is not the culprit.
+ */
+static int search_on(const struct ctx *c)
+{
+	return c->nruled < MAX_LEFT && c->in->nreverts <= MAX_LEFT && budget_left(c) &&
+	       !(c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff);
+}
+
+/* Whether the revert of the commit 'sha' on BAD was made and measured, and
+ * does not recover the change (as the verification decides, the whole
+ * change expected back). */
+static int revert_fails(const struct ctx *c, const char *sha)
+{
+	const char *rsha = revert_for(c, sha);
+	struct pairs rb;
+	double expect = c->mu_b - c->mu_g;
+
+	if (!rsha || !*rsha)
+		return 0;
+	pair_up(c, find(c, rsha), find(c, c->in->node_sha[c->in->bad]), 1, -1, &rb);
+	return rb.n && check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0) ==
+		       CHECK_FAIL;
+}
+
+/* Whether the commit 'sha' was a likely culprit once, and is left: the
+ * search goes on without it (search_on()), its revert made and measured
+ * not to recover the change, and the aligned builds of another made
+ * since its own (they are not made again: the search would go back and
+ * forth between the two). */
+static int left_before(const struct ctx *c, const char *sha)
+{
+	const struct kb_perf_in *in = c->in;
+	size_t i;
+	int made = 0;
+
+	if (!in->align_of || !strcmp(in->align_of, sha) || !search_on(c))
+		return 0;
+	for (i = 0; in->aligned_made && i < in->naligned_made; i++)
+		made |= !strcmp(in->aligned_made[i], sha);
+	return made && revert_fails(c, sha);
+}
+
+/*
+ * The likely culprits of earlier steps whose reverts did not recover, left
+ * out of the search from the start (as many as search_on() allows, the
+ * earliest first): once the probability moves off such a commit it would
+ * otherwise hold it again, measured apart from its parent as it is, and
+ * the search would stop on it or between it and the culprit.
+ */
+static void rule_out_reverted(struct ctx *c)
+{
+	const struct kb_perf_in *in = c->in;
+	size_t i, k;
+
+	for (i = 0; in->reverts && i < in->nreverts; i++) {
+		const char *of = in->reverts[i].of;
+
+		for (k = 0; k < in->g->n && strcmp(in->node_sha[k], of); k++)
+			;
+		if (k == in->g->n || k == in->bad || c->ruled_out[k] || !search_on(c) ||
+		    !revert_fails(c, of))
+			continue;
+		c->ruled_out[k] = 1;
+		c->nruled++;
+	}
+}
+
+/*
+ * The search again without the likely culprit at 'node', whose revert did
+ * not recover (its finding in 'f').  What it finds stands where it is
+ * confirmed, its parent and revert checks passed; else the finding of
+ * 'node' does (the commit left in again), and DECIDED.
+ */
+static int without(struct ctx *c, const unsigned char *alive, size_t bad, double lo,
+		   double hi, long node, struct found *f, struct kb_perf_out *out)
+{
+	struct found was = *f;
+	double best_prob = out->best_prob, candidates = out->candidates;
+	long best_node = out->best_node;
+	int ret;
+
+	c->ruled_out[node] = 1;
+	c->nruled++;
+	ret = bisect_range(c, alive, bad, lo, hi, 1, f, out);
+	if (ret == ACTION)
+		return ret;
+	if (f->node >= 0 && f->parent_check && !strcmp(f->parent_check, "pass") &&
+	    f->revert_check && !strcmp(f->revert_check, "pass"))
+		return ret;
+	c->ruled_out[node] = 0;
+	c->nruled--;
+	*f = was;
+	out->best_prob = best_prob;
+	out->best_node = best_node;
+	out->candidates = candidates;
+	return DECIDED;
+}
+
 /*
  * Bisect the candidates in 'alive' (which contain 'bad'), with the levels
  * lo (GOOD side) and hi (BAD side).  ACTION with 'out' set, DECIDED with
@@ -2463,7 +2611,8 @@ verify:
 		}
 		/* the aligned builds, to be built while the pairs are measured */
 		f->align_check = "n/a";
-		if (do_revert && in->align && (!in->align_of || strcmp(in->align_of, csha))) {
+		if (do_revert && in->align && (!in->align_of || strcmp(in->align_of, csha)) &&
+		    !left_before(c, csha)) {
 			out->kind = KB_PERF_ALIGN;
 			snprintf(out->sha, sizeof(out->sha), "%s", csha);
 			snprintf(out->note, sizeof(out->note), "verify: build the likely culprit "
@@ -2605,9 +2754,10 @@ revert:
 		f->revert_check = "n/a";
 		if (do_revert) {
 			const struct kb_perf_obs *ro;
+			const char *rsha = revert_for(c, csha);
 			double expect;
 
-			if (!in->revert_of || strcmp(in->revert_of, csha)) {
+			if (!rsha) {
 				out->kind = KB_PERF_REVERT;
 				snprintf(out->sha, sizeof(out->sha), "%s", csha);
 				snprintf(out->note, sizeof(out->note),
@@ -2615,8 +2765,8 @@ revert:
 				ret = ACTION;
 				goto out;
 			}
-			if (*in->revert_sha) {
-				ro = find(c, in->revert_sha);
+			if (*rsha) {
+				ro = find(c, rsha);
 				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
 				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0);
@@ -2633,10 +2783,9 @@ revert:
 						}
 						wait_action(c, out, "the revert check is "
 							    "measured on another machine");
-					} else if (!strcmp(check_next(c, ro, in->revert_sha, bo,
-								      in->node_sha[bad]),
-							   in->revert_sha)) {
-						run_action(out, in->revert_sha, "revert", c->runs,
+					} else if (!strcmp(check_next(c, ro, rsha, bo,
+								      in->node_sha[bad]), rsha)) {
+						run_action(out, rsha, "revert", c->runs,
 							   "verify: BAD with the culprit reverted, "
 							   "pair %zu", rb.n + 1);
 					} else {
@@ -2651,6 +2800,11 @@ revert:
 				f->rstep = rb.mean;
 				f->rstep_se = rb.se;
 				f->nrpairs = rb.n;
+				if (r == CHECK_FAIL && !parent_open && search_on(c)) {
+					ret = without(c, alive, bad, lo, hi, best_node, f, out);
+					if (ret == ACTION || f->node != best_node)
+						goto out;
+				}
 			}
 		}
 		/* the aligned builds after a revert that does not recover
@@ -2744,7 +2898,7 @@ static json_t *steps_json(const struct ctx *c)
 		} else if (o->node == (long)c->in->bad) {
 			role = "bad";
 			decision = "bad";
-		} else if (c->in->revert_sha && !strcmp(o->sha, c->in->revert_sha)) {
+		} else if (is_revert(c, o->sha)) {
 			role = "revert";
 		} else if ((c->in->align_sha && !strcmp(o->sha, c->in->align_sha)) ||
 			   (c->in->align_parent_sha && !strcmp(o->sha, c->in->align_parent_sha)) ||
@@ -2990,6 +3144,34 @@ static int rest_of_change(struct ctx *c, const struct found *f, unsigned char *a
 	return ret;
 }
 
+/* The warning for each likely culprit but 'node' (and BAD) whose revert
+ * was made: the search went on from it, and how BAD with it reverted
+ * measured. */
+static void warn_left(struct ctx *c, long node)
+{
+	const struct kb_perf_in *in = c->in;
+	const char *bad = in->node_sha[in->bad];
+	size_t i, j;
+
+	for (i = 0; in->reverts && i < in->nreverts; i++) {
+		const char *of = in->reverts[i].of, *rsha = in->reverts[i].sha;
+		struct pairs rb;
+
+		for (j = 0; j < i && strcmp(in->reverts[j].of, of); j++)
+			;
+		if (j < i || (node >= 0 && !strcmp(of, in->node_sha[node])) || !strcmp(of, bad) ||
+		    !rsha || !*rsha)
+			continue;
+		pair_up(c, find(c, rsha), find(c, bad), 1, -1, &rb);
+		if (!rb.n)
+			continue;
+		warn(c, "reverted", "%.12s was a likely culprit; BAD with it reverted "
+		     "measured %+.1f%% against BAD (%zu pairs; GOOD to BAD %+.1f%%), and the "
+		     "search went on without it", of, pct_of(c, -rb.mean, raw_mean(c, bad)), rb.n,
+		     pct_of(c, c->mu_b - c->mu_g, raw_mean(c, in->good_sha)));
+	}
+}
+
 /* The endpoints measured again differ from their first measurements
  * beyond their noise: the machine drifted. */
 static void drift_warning(struct ctx *c)
@@ -3146,6 +3328,7 @@ static void free_ctx(struct ctx *c)
 	free(c->ob_n);
 	json_decref(c->warnings);
 	free(c->anc);
+	free(c->ruled_out);
 	free(c->scaled);
 	free(c->scale_inv_n);
 }
@@ -3631,6 +3814,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	c.use_log = 1;
 	c.warnings = json_array();
 	c.anc = kb_calloc(in->g->n ? in->g->n : 1, 1);
+	c.ruled_out = kb_calloc(in->g->n ? in->g->n : 1, 1);
 	c.known = -1;
 	c.runs = in->p.runs_per_boot;
 	for (i = 0; i < in->nobs; i++) {
@@ -3842,9 +4026,11 @@ no_difference:
 	kb_bisect_alive(in->g, in->bad, marks, alive, &n);
 	free(marks);
 	estimate_layout(&c, alive, &lev_g, &lev_b);
+	rule_out_reverted(&c);
 	r = bisect_range(&c, alive, in->bad, lev_g, lev_b, 1, &f, out);
 	if (r == ACTION)
 		goto out;
+	warn_left(&c, f.node);
 	if (f.node < 0) {
 		drift_warning(&c);
 		finish_unconfirmed(&c, out, json_array(), f.why, &f);

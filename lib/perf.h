@@ -120,6 +120,15 @@ struct kb_perf_job {
 	int machine;
 };
 
+/* the most reverts a session makes: a likely culprit, and two more after
+ * reverts that did not recover, BAD's own, and room to spare */
+#define KB_REVERTS_MAX 8
+
+struct kb_perf_revert {
+	const char *of;                   /* the culprit reverted */
+	const char *sha;                  /* BAD with it reverted, "" if it does not apply */
+};
+
 struct kb_perf_in {
 	const struct kb_graph *g;
 	size_t bad;                       /* node of BAD */
@@ -133,6 +142,11 @@ struct kb_perf_in {
 	/* the revert of a culprit on top of BAD, once made: */
 	const char *revert_of;            /* culprit sha, or NULL */
 	const char *revert_sha;           /* its revert, "" if it does not apply */
+	/* every revert made, in order, the latest (the one above) last: a
+	 * likely culprit whose revert did not recover is left out, and the
+	 * search goes on with its revert kept */
+	const struct kb_perf_revert *reverts;
+	size_t nreverts;
 	/*
 	 * The rebuild check (align 1: the builds are kernels whose tree can
 	 * force 64-byte function alignment): the culprit and its parent built
@@ -142,6 +156,10 @@ struct kb_perf_in {
 	const char *align_of;             /* culprit sha, or NULL */
 	const char *align_parent_sha;     /* its parent's variant, "" if not made */
 	const char *align_sha;            /* the culprit's, "" if not made */
+	/* every culprit whose aligned builds were made, the latest last (at
+	 * most KB_REVERTS_MAX) */
+	const char (*aligned_made)[41];
+	size_t naligned_made;
 	/*
 	 * GOOD and BAD built with it too (align_ends 1: the session can make
 	 * them), where an ending with no culprit confirmed asks whether the

@@ -226,4 +226,53 @@ test_expect_success 'a benchmark that hangs: stopped at its timeout, an error na
 	"$KBISECT" reset 2>/dev/null
 '
 
+test_expect_success 'a likely culprit whose revert does not recover is left, and the search goes on' '
+	git init -q lin &&
+	(
+		cd lin &&
+		git config user.email t@example.org && git config user.name t &&
+		echo 0 >f && git add f && git commit -q -m good && git tag good &&
+		for i in 1 2 3 4 5 6 7 8; do
+			echo $i >f$i &&
+			if test $i = 3; then echo slow >slow; fi &&
+			git add . && git commit -q -m "commit $i" || return 1
+		done &&
+		git tag bad
+	) &&
+	C3=$(git -C lin rev-list --reverse good..bad | sed -n 3p) &&
+	C4=$(git -C lin rev-list --reverse good..bad | sed -n 4p) &&
+	C5=$(git -C lin rev-list --reverse good..bad | sed -n 5p) &&
+	# 10% slower from commit 3 on (its file "slow"), 1% noise; commit 4
+	# measures as GOOD by its own build (a code-layout effect), so that
+	# the search lands on commit 5, whose revert on BAD recovers nothing
+	echo $C4 >offset-commit &&
+	cat >laid.sh <<-EOF &&
+	seed=\$(printf "%s" "\$KBISECT_COMMIT\$KBISECT_BOOT.\$KBISECT_RUN" | cksum | cut -d" " -f1)
+	l=0; test -f slow && l=0.10
+	grep -qx "\$KBISECT_COMMIT" "$TRASH_DIRECTORY/offset-commit" && l=0
+	mawk -v seed="\$seed" -v l="\$l" "BEGIN { srand(seed % 2147483647); u1 = rand(); u2 = rand()
+		if (u1 < 1e-12) u1 = 1e-12; z = sqrt(-2 * log(u1)) * cos(6.283185307179586 * u2)
+		printf \"latency: %.4f ms\\n\", 100 * exp(log(1 + l) + 0.01 * z) }"
+	EOF
+	cat >laid.json <<-EOF &&
+	{"name": "laid", "command": ["sh", "$TRASH_DIRECTORY/laid.sh"],
+	 "metric": {"name": "latency", "regex": "latency: ([0-9.]+)", "direction": "lower"},
+	 "runs_per_boot": 5}
+	EOF
+	cd lin &&
+	"$KBISECT" start good bad --bench ../laid.json --seed 4 >out 2>err &&
+	"$KBISECT" report --json >r.json &&
+	test "$(json_get r.json verdict)" = culprit &&
+	test "$(json_get r.json culprits[0].commit)" = $C3 &&
+	test "$(json_get r.json culprits[0].checks.revert)" = pass &&
+	json_flat r.json >flat.txt &&
+	grep "^warnings\[[0-9]*\]\.kind	reverted\$" flat.txt &&
+	grep "^warnings\[[0-9]*\]\.message	$(echo $C5 | cut -c1-12) was a likely culprit; BAD with it reverted measured [-+][0-9.]*% against BAD ([0-9]* pairs; GOOD to BAD +[0-9.]*%), and the search went on without it\$" flat.txt &&
+	grep "reverted.*$(echo $C5 | cut -c1-12) was a likely culprit" out &&
+	test "$(sqlite3 .git/kbisect.db "select count(*) from reverts")" = 2 &&
+	"$KBISECT" log >l.log &&
+	grep "^revert $C5 [0-9a-f]\{40\}\$" l.log &&
+	grep "^revert $C3 [0-9a-f]\{40\}\$" l.log
+'
+
 test_done

@@ -104,25 +104,29 @@ static int load_shas(struct kb_session *s)
 
 /* The latest revert made: of which culprit, and its id ("" if it did not
  * apply).  Returns 0 if none was made. */
-static int revert_info(struct kb_session *s, char of[41], char sha[41])
+static int revert_info(struct kb_session *s, struct kb_revert_row *rows, size_t *nrows)
 {
 	struct kb_revert_row *r;
-	size_t n;
+	size_t n, i;
 
+	*nrows = 0;
 	if (kb_store_reverts(s->store, s->row.id, &r, &n) < 0) {
 		kb_error_clear();
 		return 0;
 	}
-	if (n) {
-		memcpy(of, r[n - 1].culprit, 41);
-		memcpy(sha, r[n - 1].sha, 41);
-	}
+	/* the latest ones, if ever there were more than the engine asks for */
+	for (i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
+		rows[(*nrows)++] = r[i];
 	free(r);
-	return n > 0;
+	return *nrows > 0;
 }
 
-/* The latest aligned builds made (the row is zeroed when none was). */
-static int aligned_info(struct kb_session *s, struct kb_aligned_row *out)
+struct input;
+static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n);
+
+/* The latest aligned builds made (the row is zeroed when none was); with
+ * 'x', the culprits of all of them in its input. */
+static int aligned_info(struct kb_session *s, struct input *x, struct kb_aligned_row *out)
 {
 	struct kb_aligned_row *r;
 	size_t n;
@@ -134,6 +138,8 @@ static int aligned_info(struct kb_session *s, struct kb_aligned_row *out)
 	}
 	if (n)
 		*out = r[n - 1];
+	if (x)
+		aligned_list(x, r, n);
 	free(r);
 	return n > 0;
 }
@@ -272,11 +278,23 @@ struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
 	size_t nobs, alloc;
-	char revert_of[41], revert_sha[41];
+	struct kb_revert_row rrow[KB_REVERTS_MAX];
+	struct kb_perf_revert rev[KB_REVERTS_MAX];
+	char aligned_made[KB_REVERTS_MAX][41];
 	struct kb_aligned_row aligned;
 	struct kb_aligned_ends_row ends;
 	signed char *pairs;
 };
+
+/* The culprits whose aligned builds were made, the latest ones if ever
+ * there were more than the engine asks for. */
+static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n)
+{
+	x->in.naligned_made = 0;
+	for (size_t i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
+		memcpy(x->aligned_made[x->in.naligned_made++], r[i].culprit, 41);
+	x->in.aligned_made = (const char (*)[41])x->aligned_made;
+}
 
 /*
  * What a run and a boot cost, from the runs recorded: a run, the median of
@@ -548,12 +566,17 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.nobs = x->nobs;
 	x->in.p.runs_fixed = s->spec.bench.runs_per_boot_set;
 	costs(s, &x->in.p.boot_cost, &x->in.p.run_cost);
-	if (revert_info(s, x->revert_of, x->revert_sha)) {
-		x->in.revert_of = x->revert_of;
-		/* a revert that does not build: no revert check */
-		if (skip_marked(s, x->revert_sha))
-			x->revert_sha[0] = '\0';
-		x->in.revert_sha = x->revert_sha;
+	if (revert_info(s, x->rrow, &x->in.nreverts)) {
+		for (size_t i = 0; i < x->in.nreverts; i++) {
+			/* a revert that does not build: no revert check */
+			if (skip_marked(s, x->rrow[i].sha))
+				x->rrow[i].sha[0] = '\0';
+			x->rev[i].of = x->rrow[i].culprit;
+			x->rev[i].sha = x->rrow[i].sha;
+		}
+		x->in.reverts = x->rev;
+		x->in.revert_of = x->rev[x->in.nreverts - 1].of;
+		x->in.revert_sha = x->rev[x->in.nreverts - 1].sha;
 	}
 	{
 		char why[256];
@@ -561,7 +584,7 @@ static int build_input(struct kb_session *s, struct input *x)
 		align_never(s, why, sizeof(why));
 		x->in.align = !*why;
 	}
-	if (x->in.align && aligned_info(s, &x->aligned)) {
+	if (x->in.align && aligned_info(s, x, &x->aligned)) {
 		x->in.align_of = x->aligned.culprit;
 		/* an aligned build that fails: no rebuild check */
 		if (skip_marked(s, x->aligned.parent_sha) || skip_marked(s, x->aligned.sha))
@@ -908,7 +931,7 @@ static void next_aligned(struct kb_session *s)
 	const char *v[4];
 	size_t i, k, n = 0;
 
-	if (aligned_info(s, &a) && a.sha[0]) {
+	if (aligned_info(s, NULL, &a) && a.sha[0]) {
 		v[n++] = a.parent_sha;
 		v[n++] = a.sha;
 	}
@@ -1252,7 +1275,7 @@ static void add_rebuild(struct kb_session *s, json_t *o)
 	if (!cu)
 		return;
 	check = json_string_value(json_object_get(json_object_get(cu, "checks"), "rebuild"));
-	have = aligned_info(s, &a) && !strcmp(a.culprit,
+	have = aligned_info(s, NULL, &a) && !strcmp(a.culprit,
 		json_string_value(json_object_get(cu, "commit")) ?
 		json_string_value(json_object_get(cu, "commit")) : "");
 	r = json_pack("{s:s, s:s}", "check", check ? check : "n/a", "option", KB_ALIGN_OPTION);

@@ -21,13 +21,18 @@ struct world {
 	double *level;        /* log level of each node; GOOD is level 0 */
 	char (*sha)[41];
 	char (*psha)[41];
-	char good[41], revert[41], revert_of[41];
-	int revert_made;
+	char good[41];
+	/* the reverts made on BAD, each of a likely culprit */
+	char revert[KB_REVERTS_MAX][41], revert_of[KB_REVERTS_MAX][41];
+	struct kb_perf_revert rev[KB_REVERTS_MAX];
+	size_t nrevert;
 	/* the rebuild check's aligned builds of a culprit and of its parent:
 	 * each with the steps of its commit and a layout offset of its own
 	 * (alignment taken to move the layout, not to take it away) */
 	char align_of[41], align_parent[41], align_sha[41], align_parent_of[41];
 	int align_made;
+	char aligned_made[KB_REVERTS_MAX][41];
+	size_t naligned_made;
 	/* GOOD and BAD built aligned, each a build of its own */
 	char end_good[41], end_bad[41];
 	int ends_made;
@@ -146,12 +151,14 @@ static double steps_of(struct world *w, const char *sha)
 		return steps_of(w, w->align_of);
 	if (w->align_made && !strcmp(sha, w->align_parent))
 		return steps_of(w, w->align_parent_of);
-	if (w->revert_made && !strcmp(sha, w->revert)) {
+	for (size_t r = 0; r < w->nrevert; r++) {
 		/* BAD without the reverted commit's step */
 		double l = w->level[0];
 
+		if (strcmp(sha, w->revert[r]))
+			continue;
 		for (int e = 0; e < w->sc->neffects; e++)
-			if (!strcmp(w->sha[w->culprit[e]], w->revert_of))
+			if (!strcmp(w->sha[w->culprit[e]], w->revert_of[r]))
 				l -= log1p(w->sc->effects[e]);
 		return l;
 	}
@@ -271,6 +278,8 @@ static void score(struct world *w, json_t *v, struct sim_result *r)
 			r->partial_or_multiple = 1;
 		if (!strcmp(k, "machines"))
 			r->machines_warned = 1;
+		if (!strcmp(k, "reverted"))
+			r->went_on = 1;
 	}
 }
 
@@ -368,6 +377,10 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 				snprintf(w.align_parent, sizeof(w.align_parent), "p%039d", guard);
 				snprintf(w.align_sha, sizeof(w.align_sha), "q%039d", guard);
 				w.align_made = 1;
+				if (w.naligned_made < KB_REVERTS_MAX)
+					memcpy(w.aligned_made[w.naligned_made++], out.sha, 41);
+				in.aligned_made = (const char (*)[41])w.aligned_made;
+				in.naligned_made = w.naligned_made;
 				in.align_of = w.align_of;
 				in.align_parent_sha = w.align_parent;
 				in.align_sha = w.align_sha;
@@ -375,11 +388,17 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 				continue;
 			}
 			if (out.kind == KB_PERF_REVERT) {
-				snprintf(w.revert_of, sizeof(w.revert_of), "%s", out.sha);
-				snprintf(w.revert, sizeof(w.revert), "r%039d", guard);
-				w.revert_made = 1;
-				in.revert_of = w.revert_of;
-				in.revert_sha = w.revert;
+				size_t nr = w.nrevert < KB_REVERTS_MAX ? w.nrevert++ :
+					    KB_REVERTS_MAX - 1;
+
+				snprintf(w.revert_of[nr], 41, "%s", out.sha);
+				snprintf(w.revert[nr], 41, "r%039d", guard);
+				w.rev[nr].of = w.revert_of[nr];
+				w.rev[nr].sha = w.revert[nr];
+				in.reverts = w.rev;
+				in.nreverts = w.nrevert;
+				in.revert_of = w.revert_of[nr];
+				in.revert_sha = w.revert[nr];
 				m--;
 				continue;
 			}
@@ -457,6 +476,7 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 		}
 	}
 out:
+	r->reverts = (int)w.nrevert;
 	if (getenv("SIM_TRACE"))
 		for (size_t i = 0; i < nobs; i++) {
 			double z[4096];

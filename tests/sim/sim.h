@@ -80,6 +80,9 @@ struct sim_result {
 			      * (parent or culprit; -1: none) */
 	int aligned_steps;   /* measured builds the report calls "aligned" */
 	int aligned_ends;    /* the culprit named with GOOD and BAD aligned */
+	int reverts;         /* reverts made on BAD */
+	int went_on;         /* a likely culprit left for a revert that did
+			      * not recover, and the search went on */
 	double time;         /* wall time: a boot takes its runs and one more */
 	char verdict[32];
 	char reason[400];   /* why, when the verdict names no culprit */

@@ -377,6 +377,29 @@ TEST(test_perf__failed_revert_goes_on_to_the_builds_that_tell_the_layout)
 	layout_no_change(2, 235, 6, &noreg);
 }
 
+/* A 5% step under 2% boots and 1% layout offsets: where the search ends
+ * on a commit beside the culprit, put on the wrong side by its own build's
+ * offset or its parent's, its revert on BAD does not recover, and the
+ * search goes on without it.  Seeds 141-172: two of these trials ended
+ * there, "inconclusive", before it went on. */
+TEST(test_perf__a_likely_culprit_whose_revert_does_not_recover_is_left)
+{
+	struct sim_scenario sc = { "5% step, 2% boots, 1% layout", 200, { 0.05 }, 1, 0.01,
+				   NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .layout_noise = 0.01 };
+	int on = 0, found = 0, wrong = 0;
+
+	for (int t = 141; t <= 172; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		on += r.went_on;
+		found += r.went_on && r.exact && r.reverts >= 2;
+		wrong += r.wrong_confident;
+	}
+	CHECK_MSG(found >= 2 && found == on && !wrong, "went on %d, then exact %d, wrong %d",
+		  on, found, wrong);
+}
+
 /* Two commits, the second a 5% step, each build with its own offset of
  * 1%: the first commit measures apart from GOOD, or BAD from the culprit,
  * by its offset alone.  The range is too short to tell the offsets'
