@@ -102,8 +102,31 @@ static int load_shas(struct kb_session *s)
 	return 0;
 }
 
-/* The latest revert made: of which culprit, and its id ("" if it did not
- * apply).  Returns 0 if none was made. */
+struct input {
+	struct kb_perf_in in;
+	struct kb_perf_obs *obs;
+	size_t nobs, alloc;
+	struct kb_revert_row rrow[KB_REVERTS_MAX];
+	struct kb_perf_revert rev[KB_REVERTS_MAX];
+	char aligned_made[KB_REVERTS_MAX][41];
+	struct kb_aligned_row aligned;
+	struct kb_aligned_ends_row ends;
+	signed char *pairs;
+};
+
+/* The culprits whose aligned builds were made, the latest ones if ever
+ * there were more than the engine asks for. */
+static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n)
+{
+	x->in.naligned_made = 0;
+	for (size_t i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
+		memcpy(x->aligned_made[x->in.naligned_made++], r[i].culprit, 41);
+	x->in.aligned_made = (const char (*)[41])x->aligned_made;
+}
+
+/* The reverts made, oldest first (the latest KB_REVERTS_MAX): of which
+ * culprit, and its id ("" if it did not apply).  Returns 0 if none was
+ * made. */
 static int revert_info(struct kb_session *s, struct kb_revert_row *rows, size_t *nrows)
 {
 	struct kb_revert_row *r;
@@ -120,9 +143,6 @@ static int revert_info(struct kb_session *s, struct kb_revert_row *rows, size_t 
 	free(r);
 	return *nrows > 0;
 }
-
-struct input;
-static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n);
 
 /* The latest aligned builds made (the row is zeroed when none was); with
  * 'x', the culprits of all of them in its input. */
@@ -272,28 +292,6 @@ static signed char *pairs_of(struct kb_session *s)
 	if (kb_store_pairs(s->store, s->row.id, pair, n) < 0)
 		kb_error_clear();
 	return pair;
-}
-
-struct input {
-	struct kb_perf_in in;
-	struct kb_perf_obs *obs;
-	size_t nobs, alloc;
-	struct kb_revert_row rrow[KB_REVERTS_MAX];
-	struct kb_perf_revert rev[KB_REVERTS_MAX];
-	char aligned_made[KB_REVERTS_MAX][41];
-	struct kb_aligned_row aligned;
-	struct kb_aligned_ends_row ends;
-	signed char *pairs;
-};
-
-/* The culprits whose aligned builds were made, the latest ones if ever
- * there were more than the engine asks for. */
-static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n)
-{
-	x->in.naligned_made = 0;
-	for (size_t i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
-		memcpy(x->aligned_made[x->in.naligned_made++], r[i].culprit, 41);
-	x->in.aligned_made = (const char (*)[41])x->aligned_made;
 }
 
 /*
