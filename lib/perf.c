@@ -2351,6 +2351,16 @@ static int search_on(const struct ctx *c)
 	       !(c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff);
 }
 
+/* The revert check: BAD with a commit reverted ('ro') against BAD, in
+ * pairs ('rb'), BAD worse by 'expect' or not at all, the offsets of two
+ * builds besides.  CHECK_PASS, CHECK_FAIL or CHECK_MORE. */
+static int revert_check(const struct ctx *c, const struct kb_perf_obs *ro, double expect,
+			struct pairs *rb)
+{
+	pair_up(c, ro, find(c, c->in->node_sha[c->in->bad]), 1, -1, rb);
+	return check_upto(rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0);
+}
+
 /* Whether the revert of the commit 'sha' on BAD was made and measured, and
  * does not recover the change (as the verification decides, the whole
  * change expected back). */
@@ -2358,13 +2368,9 @@ static int revert_fails(const struct ctx *c, const char *sha)
 {
 	const char *rsha = revert_for(c, sha);
 	struct pairs rb;
-	double expect = c->mu_b - c->mu_g;
 
-	if (!rsha || !*rsha)
-		return 0;
-	pair_up(c, find(c, rsha), find(c, c->in->node_sha[c->in->bad]), 1, -1, &rb);
-	return rb.n && check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0) ==
-		       CHECK_FAIL;
+	return rsha && *rsha && revert_check(c, find(c, rsha), c->mu_b - c->mu_g, &rb) ==
+				       CHECK_FAIL && rb.n;
 }
 
 /* Whether the commit 'sha' was a likely culprit once, and is left: the
@@ -2395,17 +2401,16 @@ static int left_before(const struct ctx *c, const char *sha)
 static void rule_out_reverted(struct ctx *c)
 {
 	const struct kb_perf_in *in = c->in;
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; in->reverts && i < in->nreverts; i++) {
-		const char *of = in->reverts[i].of;
+		const struct kb_perf_obs *o = find(c, in->reverts[i].of);
 
-		for (k = 0; k < in->g->n && strcmp(in->node_sha[k], of); k++)
-			;
-		if (k == in->g->n || k == in->bad || c->ruled_out[k] || !search_on(c) ||
-		    !revert_fails(c, of))
+		/* a likely culprit was measured, and is a node */
+		if (!o || o->node < 0 || o->node == (long)in->bad || c->ruled_out[o->node] ||
+		    !search_on(c) || !revert_fails(c, o->sha))
 			continue;
-		c->ruled_out[k] = 1;
+		c->ruled_out[o->node] = 1;
 		c->nruled++;
 	}
 }
@@ -2482,7 +2487,7 @@ static int bisect_range(struct ctx *c, const unsigned char *alive, size_t bad,
 				h -= post[k] * log(post[k]);
 		out->candidates = exp(h);
 	}
-	if (best >= in->p.confidence || nalive == 1)
+	if (best_node >= 0 && (best >= in->p.confidence || nalive == 1))
 		goto verify;
 	if (!budget_left(c)) {
 		snprintf(f->why, sizeof(f->why), "the run budget (%d) is spent", in->p.max_runs);
@@ -2767,9 +2772,8 @@ revert:
 			}
 			if (*rsha) {
 				ro = find(c, rsha);
-				pair_up(c, ro, bo, 1, -1, &rb);
 				expect = (parent_open ? 1 : fmax(f->share, 0.25)) * (c->mu_b - c->mu_g);
-				r = check_upto(&rb, expect, 2 * c->lay2, 0, verify_cap(c, expect), 0);
+				r = revert_check(c, ro, expect, &rb);
 				if (r == CHECK_MORE && !budget_left(c))
 					r = CHECK_FAIL;
 				if (r == CHECK_MORE) {
@@ -2800,7 +2804,10 @@ revert:
 				f->rstep = rb.mean;
 				f->rstep_se = rb.se;
 				f->nrpairs = rb.n;
-				if (r == CHECK_FAIL && !parent_open && search_on(c)) {
+				/* BAD itself is no commit to go on without: its
+				 * revert is the check of a range of one */
+				if (r == CHECK_FAIL && !parent_open && best_node != (long)bad &&
+				    search_on(c)) {
 					ret = without(c, alive, bad, lo, hi, best_node, f, out);
 					if (ret == ACTION || f->node != best_node)
 						goto out;

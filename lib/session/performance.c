@@ -102,6 +102,12 @@ static int load_shas(struct kb_session *s)
 	return 0;
 }
 
+/* Where the latest KB_REVERTS_MAX of 'n' rows begin. */
+static size_t latest_kept(size_t n)
+{
+	return n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0;
+}
+
 struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
@@ -119,7 +125,7 @@ struct input {
 static void aligned_list(struct input *x, const struct kb_aligned_row *r, size_t n)
 {
 	x->in.naligned_made = 0;
-	for (size_t i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
+	for (size_t i = latest_kept(n); i < n; i++)
 		memcpy(x->aligned_made[x->in.naligned_made++], r[i].culprit, 41);
 	x->in.aligned_made = (const char (*)[41])x->aligned_made;
 }
@@ -138,7 +144,7 @@ static int revert_info(struct kb_session *s, struct kb_revert_row *rows, size_t 
 		return 0;
 	}
 	/* the latest ones, if ever there were more than the engine asks for */
-	for (i = n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0; i < n; i++)
+	for (i = latest_kept(n); i < n; i++)
 		rows[(*nrows)++] = r[i];
 	free(r);
 	return *nrows > 0;
