@@ -164,7 +164,11 @@ static int start_sshd(const char *dir)
 					NULL };
 	const char *const keygen2[] = { "ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", id,
 					NULL };
-	const char *const sshd[] = { "/usr/sbin/sshd", "-f", conf, "-E", log, NULL };
+	/* A command's whole process group is killed when it ends, and the
+	 * server's daemon child is in it until it makes a session of its own:
+	 * started in a session of its own from the first, it is out of reach. */
+	const char *const sshd[] = { "setsid", "-w", "/usr/sbin/sshd", "-f", conf, "-E", log,
+				     NULL };
 	int port = 0;
 
 	if (geteuid() != 0 || access("/usr/sbin/sshd", X_OK) != 0 ||
@@ -231,7 +235,7 @@ TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
 	struct kb_ssh *s = NULL;
 	struct kb_buf out = KB_BUF_INIT;
 	char *id = kb_asprintf("%s/id", dir), *kh = kb_asprintf("%s/known_hosts", dir);
-	char *cmd, *stopped_file = kb_asprintf("%s/stopped", dir);
+	char *cmd, *why, *stopped_file = kb_asprintf("%s/stopped", dir);
 	const char *const argv[] = { "sh", "-c", "echo $$ >\"$1.cmd\"; echo $PPID >\"$1\"; "
 				     "kill -STOP $PPID; exec sleep 30",
 				     "sh", stopped_file, NULL };
@@ -259,6 +263,7 @@ TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
 	cmd = kb_ssh_command(NULL, NULL, argv);
 	if (r == 0)
 		r = kb_ssh_run(s, cmd, 3, &out, NULL, 4096, &st);
+	why = kb_strdup(kb_error_last());	/* pid_in() clears it */
 	stopped = pid_in(dir, "stopped");
 	kb_ssh_close(s);
 	if (stopped > 0)
@@ -272,8 +277,9 @@ TEST(test_ssh__a_host_that_stops_answering_is_let_go_of_whole)
 	free(kh);
 	free(stopped_file);
 	kb_buf_release(&out);
-	CHECK_MSG(r == 1, "the command ended with %d (%s), not at its timeout", r, kb_error_last());
+	CHECK_MSG(r == 1, "the command ended with %d (%s), not at its timeout", r, why);
 	CHECK(stopped > 0);
+	free(why);
 #ifdef __SANITIZE_ADDRESS__
 	CHECK_MSG(!__lsan_do_recoverable_leak_check(), "the connection was not freed");
 #endif
