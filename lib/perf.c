@@ -2847,8 +2847,7 @@ revert:
 		 * the spread untold, and the ending inconclusive (no change
 		 * under 1% offsets, 1-16 commits: 217-247 of 300 said no
 		 * regression without them, 246-268 with them) */
-		if (!parent_open && (strcmp(f->revert_check, "fail") ||
-				     (c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff)) &&
+		if (!parent_open && (strcmp(f->revert_check, "fail") || !change_of_interest(c)) &&
 		    aligned(c, f, best_node, out) == ACTION) {
 			ret = ACTION;
 			goto out;
