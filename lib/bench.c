@@ -1,11 +1,16 @@
 #include "bench.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <regex.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static int field_err(const char *origin, const char *field, const char *what)
@@ -283,6 +288,75 @@ static const char *bad_escape(const char *re)
 	return NULL;
 }
 
+/* Milliseconds of CPU regcomp() may take on a metric regex. */
+#define REGEX_MAX_CPU_MS 250
+
+/* A regex compiled, one it refused, or one it did not finish in time. */
+enum { REGEX_VALID, REGEX_INVALID, REGEX_TOO_SLOW };
+
+/*
+ * Whether regcomp() takes 'regex', tried in a child process limited to
+ * REGEX_MAX_CPU_MS of CPU: glibc's compiler has cases of its own beyond
+ * what regex_copies() counts (the closures of anchors in a repeated group,
+ * worked out again and again), and a regex that takes minutes or crashes
+ * it must not take the session with it.  The limit is on CPU time, not
+ * wall time, so that a busy machine does not refuse what a quiet one
+ * takes.  REGEX_VALID, REGEX_INVALID or REGEX_TOO_SLOW; KB_ERROR when
+ * there was no child.
+ */
+static int regex_try(const char *regex)
+{
+	/* the last valid ones: a benchmark is parsed again by every command
+	 * of its session, and its regexes need no second child */
+	static char *known[16];
+	static unsigned next;
+	const size_t nknown = sizeof(known) / sizeof(known[0]);
+	int status;
+	pid_t pid;
+	size_t i;
+
+	for (i = 0; i < nknown; i++)
+		if (known[i] && !strcmp(known[i], regex))
+			return REGEX_VALID;
+	pid = fork();
+	if (pid < 0)
+		return kb_error(KB_ERROR, "cannot try a regex: fork: %s", strerror(errno));
+	if (pid == 0) {
+		struct itimerval cpu = { { 0, 0 }, { 0, REGEX_MAX_CPU_MS * 1000 } };
+		struct rlimit hard = { 1, 2 };  /* should SIGPROF not end it */
+		sigset_t prof;
+		regex_t re;
+
+		sigemptyset(&prof);
+		sigaddset(&prof, SIGPROF);
+		if (signal(SIGPROF, SIG_DFL) == SIG_ERR ||
+		    sigprocmask(SIG_UNBLOCK, &prof, NULL) != 0 ||
+		    setrlimit(RLIMIT_CPU, &hard) != 0 ||
+		    setitimer(ITIMER_PROF, &cpu, NULL) != 0)
+			_exit(3);
+		_exit(regcomp(&re, regex, REG_EXTENDED) ? 1 : 0);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			int err = errno;
+
+			kill(pid, SIGKILL);
+			return kb_error(KB_ERROR, "cannot try a regex: waitpid: %s",
+					strerror(err));
+		}
+	}
+	if (!WIFEXITED(status))
+		return REGEX_TOO_SLOW;          /* killed, or crashed */
+	if (WEXITSTATUS(status) == 1)
+		return REGEX_INVALID;
+	if (WEXITSTATUS(status) != 0)
+		return kb_error(KB_ERROR, "cannot try a regex: no CPU limit for it");
+	i = next++ % nknown;
+	free(known[i]);
+	known[i] = kb_strdup(regex);
+	return REGEX_VALID;
+}
+
 int kb_regex_check(const char *regex, const char *origin, const char *field)
 {
 	const char *esc = bad_escape(regex);
@@ -302,6 +376,17 @@ int kb_regex_check(const char *regex, const char *origin, const char *field)
 		return kb_error(KB_EINVAL, "benchmark %s: field '%s' repeats too much: its "
 				"bounds {m,n} make more than %d copies of its parts to match",
 				origin, field, REGEX_MAX_COPIES);
+	rc = regex_try(regex);
+	if (rc < 0)
+		return rc;
+	if (rc == REGEX_TOO_SLOW)
+		return kb_error(KB_EINVAL, "benchmark %s: field '%s' is a regex the C "
+				"library does not compile in %d ms of CPU: write it with "
+				"fewer anchors, groups, bounds and optional or repeated parts",
+				origin, field, REGEX_MAX_CPU_MS);
+	if (rc == REGEX_VALID)
+		return 0;
+	/* the child got to the end: so does this, for the message */
 	rc = regcomp(&re, regex, REG_EXTENDED);
 	if (rc) {
 		char msg[128];

@@ -153,6 +153,18 @@ test_expect_success 'a benchmark field of the wrong type' '
 	no_session
 '
 
+test_expect_success 'a metric regex the C library takes minutes to compile is refused' '
+	cd repo &&
+	cat >anchors.json <<-\EOF &&
+	{ "name": "anchors", "command": "true",
+	  "metric": { "name": "t", "regex": "(\\b\\B\\b\\B\\b\\B\\b\\B\\b\\B)*",
+		      "direction": "lower" } }
+	EOF
+	expect_error start "does not compile in 250 ms of CPU" start $G $B --bench ./anchors.json &&
+	grep "metric.regex" ee.err &&
+	no_session
+'
+
 test_expect_success 'the database is created with mode 0600, its state directory 0700' '
 	cd repo &&
 	umask 022 &&
