@@ -308,7 +308,7 @@ static int regex_try(const char *regex)
 {
 	/* the last valid ones: a benchmark is parsed again by every command
 	 * of its session, and its regexes need no second child */
-	static char *known[16];
+	static char *known[2 * KB_BENCH_MAX_METRICS];
 	static unsigned next;
 	const size_t nknown = sizeof(known) / sizeof(known[0]);
 	int status;
