@@ -336,15 +336,11 @@ static int regex_try(const char *regex)
 			_exit(3);
 		_exit(regcomp(&re, regex, REG_EXTENDED) ? 1 : 0);
 	}
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			int err = errno;
-
-			kill(pid, SIGKILL);
+	/* waitpid() fails otherwise only where the child is gone already */
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
 			return kb_error(KB_ERROR, "cannot try a regex: waitpid: %s",
-					strerror(err));
-		}
-	}
+					strerror(errno));
 	if (!WIFEXITED(status))
 		return REGEX_TOO_SLOW;          /* killed, or crashed */
 	if (WEXITSTATUS(status) == 1)
