@@ -1941,14 +1941,6 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 	return l2;
 }
 
-/* Whether calibration measured the change from GOOD to BAD at the
- * change of interest (--min-effect) or more: below it, the change may be
- * one of code layout. */
-static int change_of_interest(const struct ctx *c)
-{
-	return !(c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff);
-}
-
 /*
  * Each commit's own offset (its build's code layout): commits placed
  * firmly on one side differ from their
@@ -2054,21 +2046,9 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 			/* where the builds are checked for their layout (the
 			 * rebuild check on), the sides' pairs are not alone:
 			 * they can tell a spread too small, never one too
-			 * large, so the larger of the two where the change
-			 * may be one of layout (below the change of
-			 * interest), since a spread too small lets a commit's
-			 * offset pass for a culprit, or two builds' offsets
-			 * for no regression.  Where it is of interest, GOOD
-			 * and BAD's offsets alone do not make it, and the fit
-			 * over every measured commit and the twins, each
-			 * weighed by what it tells, is the estimate: the
-			 * larger of two noisy ones is mostly the larger draw,
-			 * and the builds made to check a true culprit then
-			 * do not stand out of it (a 5% step in 2% boots and
-			 * 1% offsets on a pool of four: 535 of 600 exact with
-			 * the larger, 540 with this) */
+			 * large, so the larger of the two */
 			c->lay2_other = fmax(c->lay2, all_other);
-			c->lay2 = all > 0 && change_of_interest(c) ? all : fmax(c->lay2, all);
+			c->lay2 = fmax(c->lay2, all);
 			c->lay2_up = fmax(c->lay2_up, c->lay2);
 			c->lay2_second = fmax(c->lay2_up, all_up);
 			free(dd);
@@ -2332,6 +2312,14 @@ static int fresh_step_of_interest(const struct ctx *c, const struct found *f, do
 	*step = fresh_step_with(c, f, c->lay2_up, &v);
 	*high = *step + Z_INTEREST * sqrt(v);
 	return *high >= c->min_eff;
+}
+
+/* Whether calibration measured the change from GOOD to BAD at the
+ * change of interest (--min-effect) or more: below it, the change may be
+ * one of code layout. */
+static int change_of_interest(const struct ctx *c)
+{
+	return !(c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff);
 }
 
 /*

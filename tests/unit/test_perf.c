@@ -214,10 +214,8 @@ TEST(test_perf__layout_offsets_are_no_second_culprit)
  * to check it together, BAD against its revert and the aligned pair:
  * 93 of these 100 were right when the aligned pair had to stand out of
  * the offsets alone, 96 with the spread from the sides' commits alone,
- * 94 with the larger of that and the spread from every measured commit,
- * 93 with the latter alone where GOOD and BAD differ by the change of
- * interest (822 and 821 of 900 on seeds 1-900: one trial apart), and
- * none wrong any way. */
+ * 94 with the spread from every measured commit (the same over 300 of
+ * other seeds), and none wrong any way. */
 TEST(test_perf__layout_told_by_every_build_made_to_check_it)
 {
 	struct sim_scenario sc = { "layout 3%", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5,
@@ -225,7 +223,7 @@ TEST(test_perf__layout_told_by_every_build_made_to_check_it)
 	int ok, wrong, warned;
 
 	rates(&sc, 100, &ok, &wrong, &warned);
-	CHECK_MSG(ok >= 93 && wrong == 0, "ok %d wrong %d of 100", ok, wrong);
+	CHECK_MSG(ok >= 94 && wrong == 0, "ok %d wrong %d of 100", ok, wrong);
 }
 
 /* No change at all, but every commit's build with an offset of its own
