@@ -118,6 +118,8 @@ struct ctx {
 	int warm;            /* runs dropped after each boot, detected included */
 	int warm_detected;
 	double mu_g, mu_b;   /* the levels, drift removed: 0 and the change */
+	double sides_d;      /* the levels of the commits placed on each side
+			      * apart (estimate_layout()); 0 where not told */
 	double delta_se;     /* the change's standard error */
 	size_t cal_n;        /* the calibration pairs it is from */
 	double sigma;        /* run noise */
@@ -2076,6 +2078,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		    sz[1] / sw[1] > sz[0] / sw[0]) {
 			*lo = sz[0] / sw[0];
 			*hi = sz[1] / sw[1];
+			c->sides_d = *hi - *lo;
 		}
 		if (!(c->lay2 > 0))
 			break;
@@ -2314,12 +2317,20 @@ static int fresh_step_of_interest(const struct ctx *c, const struct found *f, do
 	return *high >= c->min_eff;
 }
 
-/* Whether calibration measured the change from GOOD to BAD at the
- * change of interest (--min-effect) or more: below it, the change may be
- * one of code layout. */
+/* Whether the change from GOOD to BAD is the change of interest
+ * (--min-effect) or more: below it, the change may be one of code
+ * layout.  As calibration measured it, or as the levels of the commits
+ * placed on each side put it, where they do and put it higher: GOOD and
+ * BAD are two builds, and their offsets are in their change whole, while
+ * the sides' levels are each the mean of several builds' (a 5% step
+ * under 1% offsets measures below 5% from GOOD to BAD half the time, and
+ * a likely culprit next to it whose revert does not recover was then
+ * the end: on a pool of four with 2% boots, 801 of 900 exact with
+ * calibration's change alone, 807 with the sides'; without a change,
+ * the same bisections, trial for trial). */
 static int change_of_interest(const struct ctx *c)
 {
-	return !(c->min_eff > 0 && c->mu_b - c->mu_g < c->min_eff);
+	return !(c->min_eff > 0 && fmax(c->mu_b - c->mu_g, c->sides_d) < c->min_eff);
 }
 
 /*
