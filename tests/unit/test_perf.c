@@ -566,7 +566,11 @@ TEST(test_perf__real_step_not_told_one_of_layout_by_its_aligned_builds)
  * offsets that is not there, from chance, and the culprit's step is below
  * the change of interest; the twins (the same code built two ways) do not
  * measure apart, so it is named (60 of these 100 were, asked without the
- * twins). */
+ * twins).  95 were before commits the search did not pick were measured
+ * for a change this far below --min-effect: from them two more come
+ * out with a spread of offsets from chance (0.09% and 0.45%) and end
+ * no-regression, with a bound below --min-effect, and one more is
+ * named. */
 TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 {
 	struct sim_scenario sc = { "1% step, rebuild check", 200, { 0.01 }, 1, 0.01,
@@ -574,7 +578,7 @@ TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 	int exact, noreg, wrong;
 
 	tally(&sc, 1, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(exact >= 95 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
+	CHECK_MSG(exact >= 94 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
 }
 
 /* A step of the user's smallest size (5%) under 1% offsets per build and
@@ -902,6 +906,24 @@ TEST(test_perf__an_ending_the_offsets_left_open_is_made_again)
 
 	tally(&sc, 5201, 100, &exact, &wrong, &noreg);
 	CHECK_MSG(exact >= 94 && wrong == 0, "exact %d wrong %d of 100", exact, wrong);
+}
+
+/* No change over 200 commits, every build with its own offset of 1%:
+ * GOOD and BAD differ by their builds' offsets, and the search ends on
+ * the commit whose build measures most apart.  From the dozen commits it
+ * measures, the offsets' spread came out at 0 or a third of its truth
+ * now and then, and a commit whose builds happened to show 1.5-3% was
+ * named (3 of these 100).  Before a culprit for a change clearly below
+ * --min-effect is named, commits the search did not pick are measured
+ * until the spread is fitted from 24 differences. */
+TEST(test_perf__a_small_change_is_weighed_against_unpicked_commits)
+{
+	struct sim_scenario sc = { "no change, layout", 200, { 0 }, 0, 0.01,
+				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
+	int exact, wrong, noreg;
+
+	tally(&sc, 401, 100, &exact, &wrong, &noreg);
+	CHECK_MSG(wrong == 0 && noreg >= 97, "wrong %d, no-regression %d of 100", wrong, noreg);
 }
 
 /* Two commits, every build with its own offset of 1%, and the machine
