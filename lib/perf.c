@@ -33,6 +33,9 @@
 #define MIN_SPLIT 0.02
 #define REFINE_BOOTS 3       /* boots of each measured commit before an
 			      * ending the offsets' spread left open */
+#define LAY_OWN_MIN 5        /* differences the offsets' spread is fitted
+			      * from, at least (fewer of the range's own:
+			      * from the builds of the same code alone) */
 #define UNPICKED_DIFFS 24    /* differences the offsets' spread is told by
 			      * before a culprit below the change of interest */
 #define POWER 0.90           /* a change "could have been seen": found at 90% */
@@ -139,10 +142,9 @@ struct ctx {
 	double lay2_other;   /* the spread from all but the culprit's builds
 			      * of the same code: what its aligned step is
 			      * held to, where it may be what it vanished by */
-	int lay_twins;       /* 1 where the range's own differences were too
-			      * few, and the spread is from the builds of the
+	size_t lay_k;        /* the range's own differences it is fitted from;
+			      * fewer than LAY_OWN_MIN: from the builds of the
 			      * same code alone */
-	size_t lay_k;        /* the range's own differences it is fitted from */
 	double min_eff;      /* the smallest change of interest, z units */
 	size_t total;        /* samples taken */
 	int runs;            /* runs a boot, as chosen */
@@ -1848,8 +1850,7 @@ static int end_twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * 6-9% of bisections: the spread taken for 0, the checks weighed the
  * builds' steps against the boots alone.)
  *
- * In *few, 1 where the range's own differences are fewer than five; in
- * *own, how many they are.
+ * In *own, how many the range's own differences are.
  *
  * In *up, a bound at 90% on the spread from the same differences
  * (layout_var_bound()), for a second culprit: a commit beside a real one
@@ -1867,7 +1868,7 @@ static size_t layout_drop(size_t k, size_t spanned)
 }
 
 static double layout_var_all(const struct ctx *c, const double *w, double *up, double *other,
-			     int *few, size_t *own)
+			     size_t *own)
 {
 	const struct kb_perf_in *in = c->in;
 	const struct kb_graph *g = in->g;
@@ -1923,9 +1924,8 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 			add_difference(c, tw[i][0], tw[i][1], zs, e, nb, td2, te2, &kt);
 		}
 	*up = *other = 0;
-	*few = k0 < 5;
 	*own = k0;
-	if (k >= 5) {
+	if (k >= LAY_OWN_MIN) {
 		size_t drop = layout_drop(k, spanned);
 
 		l2 = layout_var_fit(d2, e2, k, drop);
@@ -1933,7 +1933,7 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 		/* the range's own differences come first, the twins after */
 		if (k0 == k)
 			*other = l2;
-		else if (k0 >= 5)
+		else if (k0 >= LAY_OWN_MIN)
 			*other = layout_var_fit(d2, e2, k0, layout_drop(k0, spanned));
 	} else if (kt >= 2) {
 		l2 = layout_var_fit(td2, te2, kt, 0);
@@ -1982,7 +1982,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 		kb_graph_reach(g, alive, post, w);
 		if (!iter)
 			all = c->in->align ? layout_var_all(c, w, &all_up, &all_other,
-							    &c->lay_twins, &c->lay_k) : 0;
+							    &c->lay_k) : 0;
 		for (i = 0; i < c->in->nobs; i++) {
 			const struct kb_perf_obs *o = &c->in->obs[i];
 			double z, var;
@@ -3718,7 +3718,7 @@ static int change_in_layout(const struct ctx *c)
  * revert shares BAD's build, which calibration picked for measuring apart
  * from GOOD: under no change that step leans the culprit's way by half
  * of what GOOD and BAD measure apart.  In a range too short to tell the
- * offsets' spread by its commits (c->lay_twins), the spread from two or
+ * offsets' spread by its commits (c->lay_k), the spread from two or
  * three builds of the same code comes out at nothing or a fraction of
  * its truth often enough that one wrong culprit in thirty got through.
  * GOOD and BAD built with the code aligned are the change from GOOD to
@@ -3753,7 +3753,7 @@ static int ends_stand(struct ctx *c, struct kb_perf_out *out, const struct found
 
 	*stand = 1;
 	memset(ends, 0, sizeof(*ends));
-	if (!in->align || !f->napairs || !(c->lay_twins || change_in_layout(c)) ||
+	if (!in->align || !f->napairs || !(c->lay_k < LAY_OWN_MIN || change_in_layout(c)) ||
 	    (f->node == (long)in->bad && !strcmp(in->parent_sha[f->node], in->good_sha)))
 		return DECIDED;
 	if (ends_then(c, out, 1, ends) == ACTION)

@@ -46,18 +46,25 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
 }
 
 /* No change in a range of 'commits' commits, each build with its own
- * offset of 1%, 300 trials from seed 7001: how many said no regression
- * in *noreg, checked to be at least 'least', and no more than 'most'
- * named a culprit. */
-static void layout_no_change(size_t commits, int least, int most, int *noreg)
+ * offset of 1%, 'trials' trials from seed 'first': how many said no
+ * regression in *noreg, checked to be at least 'least', and no more than
+ * 'most' named a culprit. */
+static void layout_no_change_from(size_t commits, int first, int trials, int least, int most,
+				  int *noreg)
 {
 	struct sim_scenario sc = { "no change, layout", commits, { 0 }, 0, 0.01,
 				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
 	int exact, wrong;
 
-	tally(&sc, 7001, 300, &exact, &wrong, noreg);
+	tally(&sc, first, trials, &exact, &wrong, noreg);
 	CHECK_MSG(wrong <= most && *noreg >= least, "%zu commits: wrong %d, no-regression %d "
-		  "of 300", commits, wrong, *noreg);
+		  "of %d", commits, wrong, *noreg, trials);
+}
+
+/* The same, 300 trials from seed 7001. */
+static void layout_no_change(size_t commits, int least, int most, int *noreg)
+{
+	layout_no_change_from(commits, 7001, 300, least, most, noreg);
 }
 
 /* The same as tally() on a pool of four machines that measure alike. */
@@ -308,12 +315,9 @@ TEST(test_perf__no_change_under_layout_asks_good_and_bad_aligned)
  * and 99 with them). */
 TEST(test_perf__no_change_in_a_long_range_asks_good_and_bad_aligned)
 {
-	struct sim_scenario sc = { "no change, layout", 200, { 0 }, 0, 0.01,
-				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
-	int exact, wrong, noreg;
+	int noreg;
 
-	tally(&sc, 7001, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong <= 1 && noreg >= 97, "wrong %d, no-regression %d of 100", wrong, noreg);
+	layout_no_change_from(200, 7001, 100, 97, 1, &noreg);
 }
 
 /* All of it at once: boots that differ by 2%, 1% offsets per build, and
@@ -920,12 +924,9 @@ TEST(test_perf__an_ending_the_offsets_left_open_is_made_again)
  * until the spread is fitted from 24 differences. */
 TEST(test_perf__a_small_change_is_weighed_against_unpicked_commits)
 {
-	struct sim_scenario sc = { "no change, layout", 200, { 0 }, 0, 0.01,
-				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
-	int exact, wrong, noreg;
+	int noreg;
 
-	tally(&sc, 401, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong == 0 && noreg >= 97, "wrong %d, no-regression %d of 100", wrong, noreg);
+	layout_no_change_from(200, 401, 100, 97, 0, &noreg);
 }
 
 /* No change over 8 commits, each build with its own offset of 1%, seeds
@@ -936,12 +937,9 @@ TEST(test_perf__a_small_change_is_weighed_against_unpicked_commits)
  * --confidence asked for below the change of interest (292). */
 TEST(test_perf__a_short_range_is_measured_whole_before_a_small_change_is_named)
 {
-	struct sim_scenario sc = { "no change, layout, 8 commits", 8, { 0 }, 0, 0.01,
-				   NOISE_LOGNORMAL, 5, .layout_noise = 0.01 };
-	int exact, wrong, noreg;
+	int noreg;
 
-	tally(&sc, 301, 300, &exact, &wrong, &noreg);
-	CHECK_MSG(wrong <= 1 && noreg >= 292, "wrong %d, no-regression %d of 300", wrong, noreg);
+	layout_no_change_from(8, 301, 300, 292, 1, &noreg);
 }
 
 /* Two commits, every build with its own offset of 1%, and the machine
