@@ -36,11 +36,14 @@ size_t kb_graph_mark_ancestors(const struct kb_graph *g, size_t from,
 			       unsigned char bit)
 {
 	size_t *stack, sp = 0, count = 0, i, k;
+	unsigned char *seen;
 
 	if (alive && !alive[from])
 		return 0;
-	stack = kb_malloc(g->n * sizeof(*stack));
-	unsigned char *seen = kb_calloc(g->n, 1);
+	/* one block: the stack, then what was seen */
+	stack = kb_malloc(g->n * (sizeof(*stack) + 1));
+	seen = (unsigned char *)(stack + g->n);
+	memset(seen, 0, g->n);
 
 	stack[sp++] = from;
 	seen[from] = 1;
@@ -57,7 +60,6 @@ size_t kb_graph_mark_ancestors(const struct kb_graph *g, size_t from,
 			stack[sp++] = p;
 		}
 	}
-	free(seen);
 	free(stack);
 	return count;
 }

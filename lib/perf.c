@@ -349,8 +349,11 @@ static double trend_p(const struct ctx *c, int drop)
 				for (size_t q = start; q < k; q++) {
 					if (o->s[q].run <= drop)
 						continue;
+					size_t had = alloc;
+
 					KB_ALLOC_GROW(x, n + 1, alloc);
-					y = kb_realloc(y, alloc * sizeof(*y));
+					if (alloc != had)
+						y = kb_realloc(y, alloc * sizeof(*y));
 					x[n] = o->s[q].run;
 					y[n++] = zval(c, o->s[q].value) - med;
 				}
@@ -529,7 +532,7 @@ static void build_boots(struct ctx *c)
 {
 	const struct kb_perf_in *in = c->in;
 	double *x = NULL, *d = NULL, *e = NULL;
-	size_t *len = NULL, nx = 0, ax = 0, ab = 0, i, j, k, nd = 0, ad = 0, off;
+	size_t *len = NULL, nx = 0, ax = 0, ab = 0, i, j, k, nd = 0, ad = 0, off, had;
 	int m;
 
 	c->ob_first = kb_calloc(in->nobs + 1, sizeof(*c->ob_first));
@@ -550,8 +553,10 @@ static void build_boots(struct ctx *c)
 				}
 			if (!n)
 				continue;
+			had = ab;
 			KB_ALLOC_GROW(c->boot, c->nboot + 1, ab);
-			len = kb_realloc(len, ab * sizeof(*len));
+			if (ab != had)
+				len = kb_realloc(len, ab * sizeof(*len));
 			c->boot[c->nboot] = (struct kb_boot){ .o = (int)i, .machine = o->s[j].machine,
 				.id = o->s[j].boot, .order = o->s[j].order, .n = n, .dup = -1 };
 			for (size_t q = 0; q < c->nboot; q++)
@@ -617,8 +622,10 @@ static void build_boots(struct ctx *c)
 			if (a->machine != b->machine || a->dup >= 0 || b->dup >= 0 ||
 			    (b->t > a->t ? b->t - a->t : a->t - b->t) > NEAR)
 				continue;
+			had = ad;
 			KB_ALLOC_GROW(d, nd + 1, ad);
-			e = kb_realloc(e, ad * sizeof(*e));
+			if (ad != had)
+				e = kb_realloc(e, ad * sizeof(*e));
 			d[nd] = b->m - a->m;
 			e[nd++] = 1.05 * c->sigma * c->sigma * (1.0 / a->n + 1.0 / b->n);
 		}

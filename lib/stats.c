@@ -22,18 +22,64 @@ static double *sorted_copy(const double *v, size_t n)
 	return s;
 }
 
+/*
+ * Put the k-th smallest of s[0..n-1] at s[k], the smaller ones before it
+ * and the larger ones after: Hoare's selection, with a three-way partition
+ * so that many equal values cost no more than distinct ones.
+ */
+static void select_kth(double *s, size_t n, size_t k)
+{
+	size_t lo = 0, hi = n;
+
+	while (hi - lo > 1) {
+		double a = s[lo], b = s[lo + (hi - lo) / 2], c = s[hi - 1], p, t;
+		size_t lt = lo, i = lo, gt = hi;
+
+		p = a < b ? (b < c ? b : a < c ? c : a) : (a < c ? a : b < c ? c : b);
+		while (i < gt) {
+			if (s[i] < p) {
+				t = s[lt], s[lt++] = s[i], s[i++] = t;
+			} else if (s[i] > p) {
+				t = s[--gt], s[gt] = s[i], s[i] = t;
+			} else {
+				i++;
+			}
+		}
+		if (k < lt)
+			hi = lt;
+		else if (k >= gt)
+			lo = gt;
+		else
+			return;
+	}
+}
+
 double kb_quantile(const double *v, size_t n, double q)
 {
-	double *s, pos, r;
-	size_t i;
+	double small[256], *s, pos, r, next;
+	size_t i, j;
 
 	if (!n)
 		return NAN;
-	s = sorted_copy(v, n);
+	s = n <= sizeof(small) / sizeof(small[0]) ? small : kb_malloc(n * sizeof(*s));
+	memcpy(s, v, n * sizeof(*s));
 	pos = q * (double)(n - 1);
 	i = (size_t)pos;
-	r = i + 1 < n ? s[i] + (pos - (double)i) * (s[i + 1] - s[i]) : s[n - 1];
-	free(s);
+	if (i + 1 >= n) {
+		i = n - 1;
+		select_kth(s, n, i);
+		r = s[i];
+	} else {
+		/* the order statistics i and i + 1, without sorting the rest */
+		select_kth(s, n, i);
+		next = s[i + 1];
+		for (j = i + 2; j < n; j++)
+			if (s[j] < next)
+				next = s[j];
+		r = s[i] + (pos - (double)i) * (next - s[i]);
+	}
+	if (s != small)
+		free(s);
 	return r;
 }
 

@@ -1,6 +1,9 @@
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "stats.h"
+#include "rand.h"
 #include "test.h"
 
 #define NEAR(a, b, eps) (fabs((a) - (b)) <= (eps))
@@ -16,6 +19,41 @@ TEST(test_stats__location_and_spread)
 	/* MAD of 1..5 around 3: |d| = 2 1 0 1 2, median 1 */
 	CHECK(NEAR(kb_mad(v, 5), 1.4826, 1e-9));
 	CHECK(NEAR(kb_quantile(v, 5, 0.25), 2, 1e-12));
+}
+
+static int cmp_ref(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* The quantile found without sorting is the sorted sample's, interpolated,
+ * on samples with and without ties, small and large, in any order. */
+TEST(test_stats__quantile_is_the_sorted_samples)
+{
+	static const double qs[] = { 0, 0.05, 0.25, 0.5, 0.7, 0.95, 1 };
+	uint64_t seed = 17;
+	double v[700], s[700];
+	size_t n, t, k, i;
+
+	for (t = 0; t < 400; t++) {
+		n = 1 + trand(&seed) % 700;
+		k = t % 4;
+		for (i = 0; i < n; i++)
+			v[i] = k == 0 ? (double)(trand(&seed) % 1000) / 7 :
+			       k == 1 ? (double)(trand(&seed) % 3) :
+			       k == 2 ? (double)i : (double)(n - i);
+		memcpy(s, v, n * sizeof(*s));
+		qsort(s, n, sizeof(*s), cmp_ref);
+		for (i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
+			double pos = qs[i] * (double)(n - 1), want;
+			size_t j = (size_t)pos;
+
+			want = j + 1 < n ? s[j] + (pos - (double)j) * (s[j + 1] - s[j]) : s[n - 1];
+			CHECK(kb_quantile(v, n, qs[i]) == want);
+		}
+	}
 }
 
 TEST(test_stats__mann_whitney_exact_small)
