@@ -233,7 +233,9 @@ static void print_rebuild(json_t *c, FILE *to)
 	snprintf(label, sizeof(label), "rebuild with %s=y", kb_str(rb, "option"));
 	print_pairs_step(label, al, to);
 	if (json_object_get(rb, "boots")) {
-		fprintf(to, "; it cost 2 builds (");
+		size_t nbuilds = json_array_size(json_object_get(rb, "commits"));
+
+		fprintf(to, "; it cost %zu builds (", nbuilds > 2 ? nbuilds : 2);
 		if (secs > 0)
 			fprintf(to, "%.0f s", secs);
 		else
@@ -245,6 +247,16 @@ static void print_rebuild(json_t *c, FILE *to)
 			(long long)nr, nr == 1 ? "" : "s");
 	}
 	fprintf(to, "\n");
+	/* a merge against its other parents, so built */
+	json_t *others = json_object_get(c, "aligned_others"), *o;
+	size_t i;
+
+	json_array_foreach(others, i, o) {
+		snprintf(label, sizeof(label), "rebuild against its parent %.12s",
+			 kb_str(o, "parent"));
+		print_pairs_step(label, o, to);
+		fprintf(to, "\n");
+	}
 	/* GOOD and BAD so built, where the culprit's step had to stand in
 	 * them too (a range too short to tell the builds' offsets by) */
 	if ((al = json_object_get(c, "aligned_ends"))) {

@@ -775,14 +775,14 @@ out:
 
 static const char *const align_lines[] = { "CONFIG_EXPERT=y", KB_ALIGN_OPTION "=y", NULL };
 
-/* The aligned variants of ids[0] and ids[1] (named 'names' in 'why'). */
-static int aligned_two(git_repository *repo, const git_oid *ids[2], const char *names[2],
-		       git_oid *variants[2], char *why, size_t whysize)
+/* The aligned variants of the 'n' commits 'ids' (named 'names' in 'why'). */
+static int aligned_n(git_repository *repo, const git_oid *const *ids, const char *const *names,
+		     git_oid *const *variants, int n, char *why, size_t whysize)
 {
 	struct kb_buf text = KB_BUF_INIT;
 	int i, ret = 0;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < n; i++) {
 		kb_buf_release(&text);
 		if ((ret = kb_repo_read_path(repo, ids[i], "lib/Kconfig.debug", &text, 16 << 20)) < 0)
 			goto out;
@@ -793,7 +793,7 @@ static int aligned_two(git_repository *repo, const git_oid *ids[2], const char *
 			goto out;
 		}
 	}
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < n; i++)
 		if ((ret = kb_repo_variant(repo, ids[i], "64-byte function alignment", align_lines,
 					   variants[i])) < 0)
 			goto out;
@@ -822,7 +822,7 @@ int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *pare
 	git_commit_free(c);
 	ids[0] = &parent;
 	ids[1] = culprit;
-	return aligned_two(repo, ids, names, variants, why, whysize);
+	return aligned_n(repo, ids, names, variants, 2, why, whysize);
 }
 
 int kb_build_aligned_ends(git_repository *repo, const git_oid *good, const git_oid *bad,
@@ -832,5 +832,11 @@ int kb_build_aligned_ends(git_repository *repo, const git_oid *good, const git_o
 	const char *names[2] = { "GOOD", "BAD" };
 	git_oid *variants[2] = { good_variant, bad_variant };
 
-	return aligned_two(repo, ids, names, variants, why, whysize);
+	return aligned_n(repo, ids, names, variants, 2, why, whysize);
+}
+
+int kb_build_aligned_one(git_repository *repo, const git_oid *commit, const char *name,
+			 git_oid *variant, char *why, size_t whysize)
+{
+	return aligned_n(repo, &commit, &name, &variant, 1, why, whysize);
 }

@@ -103,5 +103,8 @@ int kb_build_aligned(git_repository *repo, const git_oid *culprit, git_oid *pare
 /* The same for GOOD and BAD: the variants of 'good' and of 'bad'. */
 int kb_build_aligned_ends(git_repository *repo, const git_oid *good, const git_oid *bad,
 			  git_oid *good_variant, git_oid *bad_variant, char *why, size_t whysize);
+/* The same for one commit, named 'name' in 'why'. */
+int kb_build_aligned_one(git_repository *repo, const git_oid *commit, const char *name,
+			 git_oid *variant, char *why, size_t whysize);
 
 #endif

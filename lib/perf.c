@@ -199,6 +199,11 @@ struct found {
 	size_t nrpairs;
 	int align_unclear;   /* the aligned step failed, but the builds' offsets
 			      * could make it as well as the step could */
+	const char *other;   /* a merge's other parent the aligned step did
+			      * not stand against, or NULL; its variant */
+	const char *other_v;
+	double ostep;        /* the step against it, both built aligned */
+	size_t nopairs;
 	double share, share_lo, share_hi;
 	double share_hi0;    /* share_hi, the builds' offsets left out */
 	char why[200];
@@ -2129,6 +2134,84 @@ static void aligned_next(const struct ctx *c, struct kb_perf_out *out, const cha
 	}
 }
 
+/* Whether 'sha' is the variant of a merge culprit's other parent. */
+static int is_other_variant(const struct ctx *c, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; c->in->align_others && i < c->in->nalign_others; i++)
+		if (c->in->align_others[i].sha && !strcmp(c->in->align_others[i].sha, sha))
+			return 1;
+	return 0;
+}
+
+/* Whether the commit 'sha' is in the range: a node of the graph. */
+static int in_range(const struct ctx *c, const char *sha)
+{
+	size_t k;
+
+	for (k = 0; sha && k < c->in->g->n; k++)
+		if (!strcmp(c->in->node_sha[k], sha))
+			return 1;
+	return 0;
+}
+
+/*
+ * A merge culprit against its other parents in the range, all built
+ * aligned ('ac' the merge so built), after its step against its first
+ * parent stayed.  git names a merge the first bad commit only when every
+ * parent is good; the search may have placed the one that brought the
+ * change in on the good side by its build's offset (a 3% step over 8
+ * commits under 1% offsets: 4 of 5 wrong culprits were BAD, a merge,
+ * beside such a parent), and the pairs against that parent, whose offset
+ * the search picked, would pass for it.  Builds made for the check have
+ * offsets of their own.  ACTION with 'out' set while a pair needs more;
+ * else DECIDED, with f->other set where the step did not stand against
+ * one of them.
+ */
+static int other_parents(struct ctx *c, struct found *f, const struct kb_perf_obs *ac,
+			 struct kb_perf_out *out)
+{
+	const struct kb_perf_in *in = c->in;
+	size_t i;
+
+	for (i = 0; in->align_others && i < in->nalign_others; i++) {
+		const struct kb_perf_variant *v = &in->align_others[i];
+		const struct kb_perf_obs *ap;
+		struct pairs ps;
+		int r;
+
+		if (!v->sha || !*v->sha || !in_range(c, v->of))
+			continue;
+		ap = find(c, v->sha);
+		pair_up(c, ap, ac, 0, -1, &ps);
+		/* the parent check of that parent, with builds of its own:
+		 * beyond their offsets as a culprit's step against its
+		 * parent (one that only the offsets tell apart is no more
+		 * shown against it than one that is not there) */
+		r = check_upto(&ps, fmax(f->step, 0), 2 * c->lay2, 1.645,
+			       verify_cap(c, fmax(f->step, 0)), 0);
+		if (r == CHECK_MORE && !budget_left(c))
+			r = CHECK_FAIL;
+		if (r == CHECK_LAYOUT)
+			r = CHECK_FAIL;
+		if (r == CHECK_MORE) {
+			aligned_next(c, out, "the aligned builds", ap, v->sha,
+				     "the merge's other parent", ac, in->align_sha,
+				     "the likely culprit", "its other parent", ps.n);
+			return ACTION;
+		}
+		if (r == CHECK_FAIL) {
+			f->other = v->of;
+			f->other_v = v->sha;
+			f->ostep = ps.mean;
+			f->nopairs = ps.n;
+			return DECIDED;
+		}
+	}
+	return DECIDED;
+}
+
 /*
  * The rebuild check of the culprit at 'node', whose parent check passed:
  * its parent and it built with 64-byte function alignment, in pairs of
@@ -2183,6 +2266,12 @@ static int aligned(struct ctx *c, struct found *f, long node, struct kb_perf_out
 								4 * c->lay2_other));
 		if (layout && r == CHECK_PASS)
 			f->parent_check = "pass";
+		if (r == CHECK_PASS) {
+			if (other_parents(c, f, ac, out) == ACTION)
+				return ACTION;
+			if (f->other)
+				f->align_check = "fail";
+		}
 		return DECIDED;
 	}
 	aligned_next(c, out, "the aligned builds", ap, in->align_parent_sha, "the parent",
@@ -2957,6 +3046,7 @@ static json_t *steps_json(const struct ctx *c)
 			role = "revert";
 		} else if ((c->in->align_sha && !strcmp(o->sha, c->in->align_sha)) ||
 			   (c->in->align_parent_sha && !strcmp(o->sha, c->in->align_parent_sha)) ||
+			   is_other_variant(c, o->sha) ||
 			   (c->in->align_good_sha && !strcmp(o->sha, c->in->align_good_sha)) ||
 			   (c->in->align_bad_sha && !strcmp(o->sha, c->in->align_bad_sha))) {
 			/* the rebuild check's variants, GOOD's and BAD's */
@@ -3045,6 +3135,29 @@ static json_t *culprit_json(struct ctx *c, const struct found *f)
 		/* the step of the aligned builds */
 		json_object_set_new(j, "aligned", pairs_json(c, f->astep, f->astep_se, f->napairs,
 							     in->align_parent_sha));
+	if (f->napairs && in->align_others) {
+		/* a merge's step against its other parents, all built aligned */
+		json_t *others = json_array();
+
+		for (size_t i = 0; i < in->nalign_others; i++) {
+			const struct kb_perf_variant *v = &in->align_others[i];
+			struct pairs ps;
+			json_t *o;
+
+			if (!v->sha || !*v->sha)
+				continue;
+			pair_up(c, find(c, v->sha), find(c, in->align_sha), 0, -1, &ps);
+			if (!ps.n)
+				continue;
+			o = pairs_json(c, ps.mean, ps.se, ps.n, v->sha);
+			json_object_set_new(o, "parent", json_string(v->of));
+			json_array_append_new(others, o);
+		}
+		if (json_array_size(others))
+			json_object_set_new(j, "aligned_others", others);
+		else
+			json_decref(others);
+	}
 	if (pooled(c)) {
 		/* the step on each machine that measured the pair */
 		json_t *ms = json_array();
@@ -4262,6 +4375,17 @@ no_difference:
 		     100 * f.prob);
 		finish_unconfirmed(&c, out, culprits, "reverting the likely culprit "
 		       "does not recover", &f);
+		goto out;
+	}
+	if (!strcmp(f.align_check, "fail") && f.other) {
+		warn(&c, "merge", "%.12s is a merge: built with 64-byte function alignment, it "
+		     "measures %+.1f%% against its parent %.12s (%zu pairs), where it measured "
+		     "%+.1f%% against its first parent; git names a merge only when every "
+		     "parent is good, and the change may have come in on that parent's side",
+		     in->node_sha[f.node], pct_of(&c, f.ostep, raw_mean(&c, f.other_v)),
+		     f.other, f.nopairs, pct_of(&c, f.astep, raw_mean(&c, in->align_parent_sha)));
+		finish_unconfirmed(&c, out, culprits, "the likely culprit is a merge that does "
+				   "not measure worse than each of its parents", &f);
 		goto out;
 	}
 	if (!strcmp(f.align_check, "fail")) {

@@ -129,6 +129,12 @@ struct kb_perf_revert {
 	const char *sha;                  /* BAD with it reverted, "" if it does not apply */
 };
 
+/* A commit built another way (kb_repo_variant()). */
+struct kb_perf_variant {
+	const char *of;                   /* the commit */
+	const char *sha;                  /* its variant, "" if not made */
+};
+
 struct kb_perf_in {
 	const struct kb_graph *g;
 	size_t bad;                       /* node of BAD */
@@ -156,6 +162,11 @@ struct kb_perf_in {
 	const char *align_of;             /* culprit sha, or NULL */
 	const char *align_parent_sha;     /* its parent's variant, "" if not made */
 	const char *align_sha;            /* the culprit's, "" if not made */
+	/* a merge culprit's other parents, the second on, built the same
+	 * way: git names a merge only when every parent is good, and the
+	 * step must stay against each of them in the range too */
+	const struct kb_perf_variant *align_others;
+	size_t nalign_others;
 	/* every culprit whose aligned builds were made, the latest last (at
 	 * most KB_REVERTS_MAX) */
 	const char (*aligned_made)[41];

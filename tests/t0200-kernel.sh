@@ -457,6 +457,42 @@ test_expect_success LIBVIRT,LONG,SQLITE3 'the rebuild check: culprit and parent 
 	test -z "$(vms_left al.err)"
 '
 
+# A merge culprit: GOOD demo-slow's parent, two commits on it that change
+# nothing (their kernels are GOOD's), and BAD their merge with the tree of
+# demo-slow: the delay comes in with the merge itself.  git names a merge
+# only when every parent is good: its step stays against its first
+# parent built aligned, and against its other parent built aligned too,
+# in pairs.  Its builds are those of the test before (the two trees,
+# plain and aligned): boots alone.
+test_expect_success LIBVIRT,LONG,SQLITE3 'a merge culprit: its step stays against each of its parents built with 64-byte function alignment' '
+	cd "$TRASH_DIRECTORY" && end_session &&
+	g=$(git -C "$DEMO" rev-parse demo-slow~1) &&
+	one=$(git -C "$DEMO" commit-tree -p $g -m "one side, no change" $g^{tree}) &&
+	two=$(git -C "$DEMO" commit-tree -p $g -m "the other side, no change" $g^{tree}) &&
+	m=$(git -C "$DEMO" commit-tree -p $one -p $two -m "merge, with the delay" demo-slow^{tree}) &&
+	{ (cd "$DEMO" && "$KBISECT" start $g $m --db "$TRASH_DIRECTORY/mg.db" \
+		--target "$VM" --bench demo-create >"$TRASH_DIRECTORY/mg.out" \
+		2>"$TRASH_DIRECTORY/mg.err") || test $? = 3; } &&
+	"$KBISECT" report --json --db mg.db >mg.json &&
+	test "$(json_get mg.json verdict)" = culprit &&
+	test "$(json_get mg.json culprits[0].commit)" = $m &&
+	test "$(json_get mg.json culprits[0].checks.rebuild)" = pass &&
+	test "$(json_get mg.json culprits[0].aligned_others[0].parent)" = $two &&
+	test "$(json_get mg.json culprits[0].aligned_others[0].pairs)" -ge 2 &&
+	# the other parent'"'"'s variant: its tree, on top of it
+	tv=$(json_get mg.json culprits[0].rebuild.commits[2]) &&
+	test "$(git -C "$DEMO" rev-parse $tv^)" = $two &&
+	test "$(git -C "$DEMO" rev-parse $tv^{tree})" = "$(git -C "$DEMO" rev-parse $g^{tree})" &&
+	grep "is a merge: its parent $(echo $two | cut -c1-12) too, $(echo $tv | cut -c1-12)" mg.err &&
+	grep "verify: the merge.s other parent built with 64-byte function alignment" mg.err &&
+	test "$(sqlite3 -batch mg.db "SELECT count(DISTINCT boot) FROM runs WHERE sha = '"'"'$tv'"'"' AND state = '"'"'done'"'"'")" -ge 2 &&
+	"$KBISECT" report --db mg.db >mg.txt &&
+	grep "^rebuild against its parent $(echo $two | cut -c1-12): +[0-9.]*% (90% interval +[0-9.]*% \.\. +[0-9.]*%), from [0-9]* pairs\$" mg.txt &&
+	grep "; it cost 3 builds (" mg.txt &&
+	! grep "^  merge: " mg.txt &&
+	test -z "$(vms_left mg.err)"
+'
+
 # A primary metric that is noise alone (a random number in each run's
 # output), a secondary one that demo-slow moves: no "no regression" on
 # the noise, but the size it could not see and the metric that moved.

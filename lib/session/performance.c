@@ -108,6 +108,19 @@ static size_t latest_kept(size_t n)
 	return n > KB_REVERTS_MAX ? n - KB_REVERTS_MAX : 0;
 }
 
+/* A merge's other parents whose aligned builds a rebuild check asks for,
+ * at most */
+#define OTHERS_MAX 8
+
+/* A merge culprit's other parents, the second on, and their aligned
+ * variants ("" where not made): made again from the history whenever
+ * asked for, as the same commits come out each time. */
+struct others {
+	char of[OTHERS_MAX][41], sha[OTHERS_MAX][41];
+	struct kb_perf_variant v[OTHERS_MAX];
+	size_t n;
+};
+
 struct input {
 	struct kb_perf_in in;
 	struct kb_perf_obs *obs;
@@ -116,6 +129,7 @@ struct input {
 	struct kb_perf_revert rev[KB_REVERTS_MAX];
 	char aligned_made[KB_REVERTS_MAX][41];
 	struct kb_aligned_row aligned;
+	struct others others;
 	struct kb_aligned_ends_row ends;
 	signed char *pairs;
 };
@@ -192,6 +206,57 @@ static int skip_marked(const struct kb_session *s, const char *sha)
 		if (s->mark_rows[i].mark == KB_MARK_SKIP && !strcmp(s->mark_rows[i].sha, sha))
 			return 1;
 	return 0;
+}
+
+/* Whether 'sha' is one of the variants in 'o'. */
+static int other_of(const struct others *o, const char *sha)
+{
+	for (size_t i = 0; i < o->n; i++)
+		if (o->sha[i][0] && !strcmp(o->sha[i], sha))
+			return 1;
+	return 0;
+}
+
+/* Whether any run of 'sha' was done. */
+static int measured(const struct kb_session *s, const char *sha)
+{
+	for (size_t i = 0; i < s->nruns; i++)
+		if (s->runs[i].state == KB_RUN_DONE && !strcmp(s->runs[i].sha, sha))
+			return 1;
+	return 0;
+}
+
+/* The aligned variants of the other parents of 'culprit', a merge (none
+ * of a commit of one parent); one whose tree lacks the option, or whose
+ * build failed, is "".  < 0 when the history cannot be read. */
+static int aligned_others(struct kb_session *s, const char *culprit, struct others *o)
+{
+	git_commit *c;
+	git_oid oid, v;
+	char why[256];
+	unsigned int k, np;
+	int ret = 0;
+
+	o->n = 0;
+	if (git_oid_fromstr(&oid, culprit) < 0 || git_commit_lookup(&c, s->repo, &oid) < 0)
+		return kb_error(KB_ERROR, "cannot read commit %.40s", culprit);
+	np = git_commit_parentcount(c);
+	for (k = 1; k < np && o->n < OTHERS_MAX && ret >= 0; k++) {
+		size_t i = o->n++;
+
+		git_oid_tostr(o->of[i], sizeof(o->of[i]), git_commit_parent_id(c, k));
+		o->sha[i][0] = '\0';
+		ret = kb_build_aligned_one(s->repo, git_commit_parent_id(c, k), "its parent",
+					   &v, why, sizeof(why));
+		if (ret == 0)
+			git_oid_tostr(o->sha[i], sizeof(o->sha[i]), &v);
+		if (ret == 1 || skip_marked(s, o->sha[i]))
+			o->sha[i][0] = '\0';
+		o->v[i].of = o->of[i];
+		o->v[i].sha = o->sha[i];
+	}
+	git_commit_free(c);
+	return ret < 0 ? ret : 0;
 }
 
 /*
@@ -595,6 +660,12 @@ static int build_input(struct kb_session *s, struct input *x)
 			x->aligned.parent_sha[0] = x->aligned.sha[0] = '\0';
 		x->in.align_parent_sha = x->aligned.parent_sha;
 		x->in.align_sha = x->aligned.sha;
+		/* a merge's other parents: none where the history cannot be
+		 * read, whose failure shows where it is read next */
+		if (x->aligned.sha[0] && aligned_others(s, x->aligned.culprit, &x->others) < 0)
+			kb_error_clear();
+		x->in.align_others = x->others.v;
+		x->in.nalign_others = x->others.n;
 	}
 	x->in.align_ends = x->in.align;
 	if (x->in.align && aligned_ends_info(s, &x->ends)) {
@@ -826,8 +897,22 @@ static int make_aligned(struct kb_session *s, const char *culprit)
 	if (ret == 0) {
 		git_oid_tostr(ph, sizeof(ph), &pv);
 		git_oid_tostr(ch, sizeof(ch), &cv);
+		struct others o;
+
 		kb_session_say(s, KB_SAY_INFO, "%.12s and its parent with %s=y, for the "
 			       "rebuild check: %.12s and %.12s", culprit, KB_ALIGN_OPTION, ch, ph);
+		if (aligned_others(s, culprit, &o) < 0) {
+			kb_error_clear();
+			o.n = 0;
+		}
+		for (size_t i = 0; i < o.n; i++)
+			if (o.sha[i][0])
+				kb_session_say(s, KB_SAY_INFO, "%.12s is a merge: its parent "
+					       "%.12s too, %.12s", culprit, o.of[i], o.sha[i]);
+			else
+				kb_session_say(s, KB_SAY_INFO, "%.12s is a merge: its parent "
+					       "%.12s is not built aligned (its tree has no %s)",
+					       culprit, o.of[i], KB_ALIGN_OPTION);
 	} else {
 		kb_session_say(s, KB_SAY_INFO, "no rebuild check of %.12s: %s", culprit, why);
 	}
@@ -1294,11 +1379,25 @@ static void add_rebuild(struct kb_session *s, json_t *o)
 	if (check && !strcmp(check, "n/a") && *why)
 		json_object_set_new(r, "why", json_string(why));
 	if (have && a.sha[0]) {
-		json_object_set_new(r, "commits", json_pack("[s, s]", a.parent_sha, a.sha));
+		struct others o;
+		json_t *commits = json_pack("[s, s]", a.parent_sha, a.sha);
+
+		/* a merge's other parents, built aligned where measured */
+		if (aligned_others(s, a.culprit, &o) < 0) {
+			kb_error_clear();
+			o.n = 0;
+		}
+		for (i = 0; i < o.n; i++)
+			if (o.sha[i][0] && !measured(s, o.sha[i]))
+				o.sha[i][0] = '\0';
+			else if (o.sha[i][0])
+				json_array_append_new(commits, json_string(o.sha[i]));
+		json_object_set_new(r, "commits", commits);
 		if (kb_events_read(s->store, s->row.id, &ev, &n) == 0) {
 			for (i = 0; i < n; i++)
 				if (ev[i].kind == KB_EV_BUILD && ev[i].result != KB_EV_CACHED &&
-				    (!strcmp(ev[i].sha, a.sha) || !strcmp(ev[i].sha, a.parent_sha)))
+				    (!strcmp(ev[i].sha, a.sha) || !strcmp(ev[i].sha, a.parent_sha) ||
+				     other_of(&o, ev[i].sha)))
 					secs += ev[i].seconds;
 			kb_events_free(ev, n);
 		}
@@ -1307,7 +1406,8 @@ static void add_rebuild(struct kb_session *s, json_t *o)
 			const struct kb_run_row *x = &s->runs[i];
 
 			if (x->state != KB_RUN_DONE || (strcmp(x->sha, a.sha) &&
-							strcmp(x->sha, a.parent_sha)))
+							strcmp(x->sha, a.parent_sha) &&
+							!other_of(&o, x->sha)))
 				continue;
 			runs++;
 			boots += x->run == 1;

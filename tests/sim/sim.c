@@ -31,6 +31,10 @@ struct world {
 	 * (alignment taken to move the layout, not to take it away) */
 	char align_of[41], align_parent[41], align_sha[41], align_parent_of[41];
 	int align_made;
+	/* a merge culprit's other parents built aligned too */
+	char other_of[8][41], other_v[8][41];
+	struct kb_perf_variant others[8];
+	size_t nothers;
 	char aligned_made[KB_REVERTS_MAX][41];
 	size_t naligned_made;
 	/* GOOD and BAD built aligned, each a build of its own */
@@ -151,6 +155,9 @@ static double steps_of(struct world *w, const char *sha)
 		return steps_of(w, w->align_of);
 	if (w->align_made && !strcmp(sha, w->align_parent))
 		return steps_of(w, w->align_parent_of);
+	for (i = 0; w->align_made && i < w->nothers; i++)
+		if (!strcmp(sha, w->other_v[i]))
+			return steps_of(w, w->other_of[i]);
 	for (size_t r = 0; r < w->nrevert; r++) {
 		/* BAD without the reverted commit's step */
 		double l = w->level[0];
@@ -252,8 +259,12 @@ static void score(struct world *w, json_t *v, struct sim_result *r)
 		const char *s = json_string_value(json_object_get(c, "commit"));
 		int e = is_culprit(w, s);
 
-		if (!e && (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple")))
+		if (!e && (!strcmp(r->verdict, "culprit") || !strcmp(r->verdict, "multiple"))) {
 			r->wrong_confident = 1;
+			for (size_t k = 0; s && k < w->n; k++)
+				if (!strcmp(w->sha[k], s) && kb_graph_nparents(&w->g, k) > 1)
+					r->wrong_merge = 1;
+		}
 		if (e)
 			named[e - 1] = 1;
 	}
@@ -371,9 +382,25 @@ void sim_trial_pool(const struct sim_scenario *sc, uint64_t seed, int machines,
 
 				snprintf(w.align_of, sizeof(w.align_of), "%s", out.sha);
 				memcpy(w.align_parent_of, w.good, 41);
-				for (i = 0; i < w.n; i++)
-					if (!strcmp(w.sha[i], out.sha))
-						memcpy(w.align_parent_of, w.psha[i], 41);
+				w.nothers = 0;
+				for (i = 0; i < w.n; i++) {
+					if (strcmp(w.sha[i], out.sha))
+						continue;
+					memcpy(w.align_parent_of, w.psha[i], 41);
+					/* a merge: its other parents too */
+					for (size_t k = 1; k < kb_graph_nparents(&w.g, i) &&
+					     w.nothers < 8; k++) {
+						size_t o = w.nothers++;
+
+						memcpy(w.other_of[o],
+						       w.sha[kb_graph_parent(&w.g, i, k)], 41);
+						snprintf(w.other_v[o], 41, "o%02zu%037d", o, guard);
+						w.others[o].of = w.other_of[o];
+						w.others[o].sha = w.other_v[o];
+					}
+				}
+				in.align_others = w.others;
+				in.nalign_others = w.nothers;
 				snprintf(w.align_parent, sizeof(w.align_parent), "p%039d", guard);
 				snprintf(w.align_sha, sizeof(w.align_sha), "q%039d", guard);
 				w.align_made = 1;

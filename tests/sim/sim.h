@@ -67,6 +67,7 @@ struct sim_result {
 	int exact;           /* named exactly the (largest) culprit */
 	int all_found;       /* named every culprit */
 	int wrong_confident; /* named a commit that is no culprit */
+	int wrong_merge;     /* that commit is a merge */
 	int named;           /* the (largest) culprit among the verdict's
 			      * culprits, confirmed or not (inconclusive) */
 	int verdict_ok;      /* the verdict kind expected for the scenario */

@@ -576,7 +576,9 @@ TEST(test_perf__real_step_not_told_one_of_layout_by_its_aligned_builds)
  * for a change this far below --min-effect: from them two more come
  * out with a spread of offsets from chance (0.09% and 0.45%) and end
  * no-regression, with a bound below --min-effect, and one more is
- * named. */
+ * named (94).  A merge culprit measured against its other parent too
+ * has more boots of its aligned build, and one of them was unconfirmed
+ * on its builds' layout after that (93). */
 TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 {
 	struct sim_scenario sc = { "1% step, rebuild check", 200, { 0.01 }, 1, 0.01,
@@ -584,7 +586,7 @@ TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 	int exact, noreg, wrong;
 
 	tally(&sc, 1, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(exact >= 94 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
+	CHECK_MSG(exact >= 93 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
 }
 
 /* A step of the user's smallest size (5%) under 1% offsets per build and
@@ -903,7 +905,9 @@ TEST(test_perf__pool_change_of_interest_told_by_the_sides)
  * that a culprit's checks were weighed against a spread twice too large
  * (91 of these 100 exact when those endings stood).  Before an ending
  * left inconclusive, each measured commit gets three boots, and the
- * checks are made again. */
+ * checks are made again (95 exact).  Two of the culprits are merges,
+ * whose step against their other parents must stand beyond two builds'
+ * offsets too: in 3% noise both were unconfirmed (93). */
 TEST(test_perf__an_ending_the_offsets_left_open_is_made_again)
 {
 	struct sim_scenario sc = { "5/3/1l", 200, { 0.05 }, 1, 0.03, NOISE_LOGNORMAL, 5,
@@ -911,7 +915,7 @@ TEST(test_perf__an_ending_the_offsets_left_open_is_made_again)
 	int exact, wrong, noreg;
 
 	tally(&sc, 5201, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(exact >= 94 && wrong == 0, "exact %d wrong %d of 100", exact, wrong);
+	CHECK_MSG(exact >= 93 && wrong == 0, "exact %d wrong %d of 100", exact, wrong);
 }
 
 /* No change over 200 commits, every build with its own offset of 1%:
@@ -1295,4 +1299,176 @@ TEST(test_perf__rebuild_check_confirms_or_finds_layout)
 		warned += !strcmp(json_string_value(json_object_get(w, "kind")), "alignment");
 	CHECK(warned == 1);
 	json_decref(v);
+}
+
+/*
+ * A merge M (BAD) of A (its first parent) and S, both on GOOD, measured
+ * by a driver that answers every request of the engine: boots at the
+ * level each build has (add_boot()'s wiggle its only noise), the revert
+ * and the aligned variants made as asked.  S's own build measures
+ * 's_plain', its aligned variant 's_variant'; the merge and its variant
+ * 110, every other build 100.  With 'others' unset the engine is not
+ * given S's variant, as before the merge's other parents were checked.
+ * Returns the verdict (to be freed), or NULL when the driver gave up.
+ */
+static json_t *merge_bisect(double s_plain, double s_variant, int others)
+{
+	struct line l;
+	char rv[41] = "", pv[41], cv[41], ov[41], gv[41], bv[41], made[1][41];
+	struct kb_perf_revert rev;
+	struct kb_perf_variant other;
+	struct kb_perf_out out;
+	json_t *verdict = NULL;
+	size_t i;
+
+	memset(&l, 0, sizeof(l));
+	l.sha = kb_calloc(3, sizeof(*l.sha));
+	l.psha = kb_calloc(3, sizeof(*l.psha));
+	snprintf(l.good, sizeof(l.good), "%040d", 0);
+	for (i = 0; i < 3; i++) {
+		/* M a000..., A b000..., S c000... */
+		snprintf(l.sha[i], 41, "%c%039d", (int)('a' + i), 0);
+		memcpy(l.psha[i], l.good, 41);
+	}
+	/* node 0, M: parents node 1 (A) and node 2 (S) */
+	kb_graph_add_node(&l.g);
+	kb_graph_add_parent(&l.g, 1);
+	kb_graph_add_parent(&l.g, 2);
+	kb_graph_add_node(&l.g);
+	kb_graph_add_node(&l.g);
+	memcpy(l.psha[0], l.sha[1], 41);
+	l.in.g = &l.g;
+	l.in.node_sha = (const char (*)[41])l.sha;
+	l.in.parent_sha = (const char (*)[41])l.psha;
+	l.in.good_sha = l.good;
+	kb_perf_params_default(&l.in.p);
+	l.in.align = 1;
+	l.in.align_ends = 1;
+	snprintf(pv, sizeof(pv), "p%039d", 1);
+	snprintf(cv, sizeof(cv), "q%039d", 1);
+	snprintf(ov, sizeof(ov), "o%039d", 1);
+	snprintf(gv, sizeof(gv), "g%039d", 1);
+	snprintf(bv, sizeof(bv), "h%039d", 1);
+	for (int step = 0; step < 2000; step++) {
+		double level = 100;
+		long node = -1;
+
+		if (kb_perf_decide(&l.in, &out) < 0)
+			break;
+		if (out.kind == KB_PERF_DONE) {
+			verdict = out.verdict;
+			break;
+		}
+		if (out.kind == KB_PERF_REVERT) {
+			snprintf(rv, sizeof(rv), "r%039d", 1);
+			rev.of = l.sha[0];
+			rev.sha = rv;
+			l.in.reverts = &rev;
+			l.in.nreverts = 1;
+			l.in.revert_of = rev.of;
+			l.in.revert_sha = rv;
+			continue;
+		}
+		if (out.kind == KB_PERF_ALIGN) {
+			memcpy(made[0], out.sha, 41);
+			l.in.aligned_made = (const char (*)[41])made;
+			l.in.naligned_made = 1;
+			l.in.align_of = made[0];
+			l.in.align_parent_sha = pv;
+			l.in.align_sha = cv;
+			if (others && !strcmp(out.sha, l.sha[0])) {
+				other.of = l.sha[2];
+				other.sha = ov;
+				l.in.align_others = &other;
+				l.in.nalign_others = 1;
+			}
+			continue;
+		}
+		if (out.kind == KB_PERF_ALIGN_ENDS) {
+			l.in.align_good_sha = gv;
+			l.in.align_bad_sha = !strcmp(l.in.align_of ? l.in.align_of : "", l.sha[0]) ?
+					     cv : bv;
+			continue;
+		}
+		if (out.kind != KB_PERF_RUN)
+			break;
+		for (i = 0; i < 3; i++)
+			if (!strcmp(out.sha, l.sha[i]))
+				node = (long)i;
+		if (node == 0 || !strcmp(out.sha, cv) || !strcmp(out.sha, bv))
+			level = 110;
+		else if (node == 2)
+			level = s_plain;
+		else if (!strcmp(out.sha, ov))
+			level = s_variant;
+		add_boot(&l, out.sha, node, 0, level);
+	}
+	line_free(&l);
+	return verdict;
+}
+
+/* The warnings of verdict 'v' of kind 'kind', their messages joined. */
+static void warnings_of(json_t *v, const char *kind, char *buf, size_t n)
+{
+	json_t *w;
+	size_t i;
+
+	buf[0] = '\0';
+	json_array_foreach(json_object_get(v, "warnings"), i, w)
+		if (!strcmp(json_string_value(json_object_get(w, "kind")) ?: "", kind))
+			snprintf(buf + strlen(buf), n - strlen(buf), "%s;",
+				 json_string_value(json_object_get(w, "message")) ?: "");
+}
+
+/* git names a merge the first bad commit only when every parent is good.
+ * A merge whose other parent's own build hid the step (it measured at
+ * GOOD's level, its aligned variant at the merge's) is named no culprit:
+ * the warning merge names that parent.  Without its variant, the merge
+ * was named; a merge that is worse than each parent, so built, is named
+ * still, with its step against each. */
+TEST(test_perf__a_merge_is_named_only_worse_than_each_of_its_parents)
+{
+	json_t *v = merge_bisect(100, 110, 1), *c;
+	char w[400], s12[13];
+
+	snprintf(s12, sizeof(s12), "c%011d", 0);
+	CHECK(v != NULL);
+	if (v) {
+		warnings_of(v, "merge", w, sizeof(w));
+		CHECK_MSG(strcmp(json_string_value(json_object_get(v, "verdict")), "culprit") &&
+			  strstr(w, s12), "verdict %s, merge warnings: %s",
+			  json_string_value(json_object_get(v, "verdict")), w);
+		json_decref(v);
+	}
+	v = merge_bisect(100, 110, 0);
+	CHECK(v != NULL);
+	if (v) {
+		c = json_array_get(json_object_get(v, "culprits"), 0);
+		CHECK_MSG(!strcmp(json_string_value(json_object_get(v, "verdict")), "culprit") &&
+			  !strcmp(json_string_value(json_object_get(c, "commit")) ?: "",
+				  "a000000000000000000000000000000000000000"),
+			  "without the other parent's variant: %s",
+			  json_string_value(json_object_get(v, "verdict")));
+		json_decref(v);
+	}
+	v = merge_bisect(100, 100, 1);
+	CHECK(v != NULL);
+	if (v) {
+		json_t *o;
+
+		c = json_array_get(json_object_get(v, "culprits"), 0);
+		o = json_array_get(json_object_get(c, "aligned_others"), 0);
+		warnings_of(v, "merge", w, sizeof(w));
+		CHECK_MSG(!strcmp(json_string_value(json_object_get(v, "verdict")), "culprit") &&
+			  !strcmp(json_string_value(json_object_get(c, "commit")) ?: "",
+				  "a000000000000000000000000000000000000000") && !*w,
+			  "a merge worse than each parent: %s, %s",
+			  json_string_value(json_object_get(v, "verdict")), w);
+		CHECK(!strcmp(json_string_value(json_object_get(
+			json_object_get(c, "checks"), "rebuild")) ?: "", "pass"));
+		CHECK(o && !strcmp(json_string_value(json_object_get(o, "parent")) ?: "",
+				   "c000000000000000000000000000000000000000"));
+		CHECK(o && json_number_value(json_object_get(o, "delta_pct")) > 5);
+		json_decref(v);
+	}
 }
