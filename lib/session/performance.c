@@ -1010,19 +1010,32 @@ static double median_of(struct kb_session *s, const char *sha)
 	return m;
 }
 
-/* The aligned builds (of a likely culprit and its parent, of GOOD and
- * BAD), once asked for, as long as they have not been measured: built
- * ahead while the verification runs. */
+/* The aligned builds (of a likely culprit and its parent, of a merge's
+ * other parents, of GOOD and BAD), once asked for, as long as they have
+ * not been measured: built ahead while the verification runs. */
 static void next_aligned(struct kb_session *s)
 {
 	struct kb_aligned_row a;
 	struct kb_aligned_ends_row e;
-	const char *v[4];
+	struct others o = { .n = 0 };
+	const char *v[4 + OTHERS_MAX];
 	size_t i, k, n = 0;
 
 	if (aligned_info(s, NULL, &a) && a.sha[0]) {
 		v[n++] = a.parent_sha;
 		v[n++] = a.sha;
+		/* a merge's other parents in the range */
+		if (aligned_others(s, a.culprit, &o) < 0) {
+			kb_error_clear();
+			o.n = 0;
+		}
+		for (i = 0; i < o.n; i++) {
+			git_oid oid;
+
+			if (o.sha[i][0] && git_oid_fromstr(&oid, o.of[i]) == 0 &&
+			    kb_dag_find(&s->dag, &oid) >= 0)
+				v[n++] = o.sha[i];
+		}
 	}
 	if (aligned_ends_info(s, &e) && e.good_variant[0]) {
 		v[n++] = e.good_variant;
