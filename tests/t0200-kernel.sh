@@ -463,7 +463,7 @@ test_expect_success LIBVIRT,LONG,SQLITE3 'the rebuild check: culprit and parent 
 # only when every parent is good: its step stays against its first
 # parent built aligned, and against its other parent built aligned too,
 # in pairs.  Its database, and so its cache of builds, is its own: the
-# aligned builds are from scratch, 35 minutes here with the boots.
+# aligned builds are from scratch, about 40 minutes here with the boots.
 test_time_limit 3600
 test_expect_success LIBVIRT,LONG,SQLITE3 'a merge culprit: its step stays against each of its parents built with 64-byte function alignment' '
 	cd "$TRASH_DIRECTORY" && end_session &&
