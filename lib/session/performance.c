@@ -227,9 +227,10 @@ static int measured(const struct kb_session *s, const char *sha)
 }
 
 /* The aligned variants of the other parents of 'culprit', a merge (none
- * of a commit of one parent); one whose tree lacks the option, or whose
- * build failed, is "".  < 0 when the history cannot be read. */
-static int aligned_others(struct kb_session *s, const char *culprit, struct others *o)
+ * of a commit of one parent, nor where the history cannot be read, whose
+ * failure shows where it is read next); one whose tree lacks the option,
+ * or whose build failed, is "". */
+static void aligned_others(struct kb_session *s, const char *culprit, struct others *o)
 {
 	git_commit *c;
 	git_oid oid, v;
@@ -238,8 +239,10 @@ static int aligned_others(struct kb_session *s, const char *culprit, struct othe
 	int ret = 0;
 
 	o->n = 0;
-	if (git_oid_fromstr(&oid, culprit) < 0 || git_commit_lookup(&c, s->repo, &oid) < 0)
-		return kb_error(KB_ERROR, "cannot read commit %.40s", culprit);
+	if (git_oid_fromstr(&oid, culprit) < 0 || git_commit_lookup(&c, s->repo, &oid) < 0) {
+		git_error_clear();
+		return;
+	}
 	np = git_commit_parentcount(c);
 	for (k = 1; k < np && o->n < OTHERS_MAX && ret >= 0; k++) {
 		size_t i = o->n++;
@@ -256,7 +259,10 @@ static int aligned_others(struct kb_session *s, const char *culprit, struct othe
 		o->v[i].sha = o->sha[i];
 	}
 	git_commit_free(c);
-	return ret < 0 ? ret : 0;
+	if (ret < 0) {
+		kb_error_clear();
+		o->n = 0;
+	}
 }
 
 /*
@@ -660,10 +666,9 @@ static int build_input(struct kb_session *s, struct input *x)
 			x->aligned.parent_sha[0] = x->aligned.sha[0] = '\0';
 		x->in.align_parent_sha = x->aligned.parent_sha;
 		x->in.align_sha = x->aligned.sha;
-		/* a merge's other parents: none where the history cannot be
-		 * read, whose failure shows where it is read next */
-		if (x->aligned.sha[0] && aligned_others(s, x->aligned.culprit, &x->others) < 0)
-			kb_error_clear();
+		/* a merge's other parents */
+		if (x->aligned.sha[0])
+			aligned_others(s, x->aligned.culprit, &x->others);
 		x->in.align_others = x->others.v;
 		x->in.nalign_others = x->others.n;
 	}
@@ -901,10 +906,7 @@ static int make_aligned(struct kb_session *s, const char *culprit)
 
 		kb_session_say(s, KB_SAY_INFO, "%.12s and its parent with %s=y, for the "
 			       "rebuild check: %.12s and %.12s", culprit, KB_ALIGN_OPTION, ch, ph);
-		if (aligned_others(s, culprit, &o) < 0) {
-			kb_error_clear();
-			o.n = 0;
-		}
+		aligned_others(s, culprit, &o);
 		for (size_t i = 0; i < o.n; i++)
 			if (o.sha[i][0])
 				kb_session_say(s, KB_SAY_INFO, "%.12s is a merge: its parent "
@@ -1017,7 +1019,7 @@ static void next_aligned(struct kb_session *s)
 {
 	struct kb_aligned_row a;
 	struct kb_aligned_ends_row e;
-	struct others o = { .n = 0 };
+	struct others o;
 	const char *v[4 + OTHERS_MAX];
 	size_t i, k, n = 0;
 
@@ -1025,10 +1027,7 @@ static void next_aligned(struct kb_session *s)
 		v[n++] = a.parent_sha;
 		v[n++] = a.sha;
 		/* a merge's other parents in the range */
-		if (aligned_others(s, a.culprit, &o) < 0) {
-			kb_error_clear();
-			o.n = 0;
-		}
+		aligned_others(s, a.culprit, &o);
 		for (i = 0; i < o.n; i++) {
 			git_oid oid;
 
@@ -1396,10 +1395,7 @@ static void add_rebuild(struct kb_session *s, json_t *o)
 		json_t *commits = json_pack("[s, s]", a.parent_sha, a.sha);
 
 		/* a merge's other parents, built aligned where measured */
-		if (aligned_others(s, a.culprit, &o) < 0) {
-			kb_error_clear();
-			o.n = 0;
-		}
+		aligned_others(s, a.culprit, &o);
 		for (i = 0; i < o.n; i++)
 			if (o.sha[i][0] && !measured(s, o.sha[i]))
 				o.sha[i][0] = '\0';
