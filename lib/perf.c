@@ -1706,6 +1706,24 @@ static double layout_var_up(const double *d, const double *e, size_t k)
 }
 
 /*
+ * Whether 'k' differences 'd' of two commits each (variance 'e' of their
+ * measurement) differ by more than their measurement: all but the largest
+ * (as layout_var_up() leaves out) against a chi-square's 90% point, as the
+ * boots' spread is tested (kb_noise_boots()).
+ */
+static int offsets_shown(const double *d, const double *e, size_t k)
+{
+	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
+	size_t drop = 1 + k / 10, i;
+
+	for (i = 0; i < k; i++)
+		ratio[i] = d[i] * d[i] / e[i];
+	scale = trimmed_scale(ratio, k, drop);
+	free(ratio);
+	return scale > kb_chi2_quantile(0.90, (double)(k - drop)) / (double)(k - drop);
+}
+
+/*
  * The measured commit nearest to node 'nd' among its ancestors: of[y] is
  * the observation of node y, -1 when y was not measured; with 'want' set,
  * only those of that side.  -1 when there is none.  'queue' and 'seen'
@@ -2062,6 +2080,17 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				me = kb_median(ee, k);
 				c->lay2 = mr > 1 ? (mr - 1) * me / 2 : 0;
 				free(ratio);
+				/* without builds made to check the layout, a
+				 * spread only where the differences show one:
+				 * the median of a dozen of them is above its
+				 * chi-square's as often as not, and a real
+				 * step was then weighed against offsets that
+				 * were not there (a 5% step under 3% noise on
+				 * a pool of four, its pairs' +4.3% told "no
+				 * more than two builds' offsets", in about
+				 * one bisection of fifteen) */
+				if (!c->in->align && !offsets_shown(dd, ee, k))
+					c->lay2 = 0;
 				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}
 			/* where the builds are checked for their layout (the
