@@ -1690,9 +1690,10 @@ static double layout_var_bound(const double *d2, const double *e, size_t k, size
  * A second culprit shows in one or two of the differences, so the largest
  * are left out (one, and one more for every ten); the rest are compared
  * with what as many smallest of k such draws come to (trimmed_scale()),
- * and their sum taken as chi-square.
+ * and their sum taken as chi-square: differences_scale() gives it over
+ * the chi-square's point 'q'.
  */
-static double layout_var_up(const double *d, const double *e, size_t k)
+static double differences_scale(const double *d, const double *e, size_t k, double q)
 {
 	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
 	size_t drop = 1 + k / 10, i;
@@ -1701,7 +1702,13 @@ static double layout_var_up(const double *d, const double *e, size_t k)
 		ratio[i] = d[i] * d[i] / e[i];
 	scale = trimmed_scale(ratio, k, drop);
 	free(ratio);
-	scale /= kb_chi2_quantile(0.10, (double)(k - drop)) / (double)(k - drop);
+	return scale / (kb_chi2_quantile(q, (double)(k - drop)) / (double)(k - drop));
+}
+
+static double layout_var_up(const double *d, const double *e, size_t k)
+{
+	double scale = differences_scale(d, e, k, 0.10);
+
 	return scale > 1 ? (scale - 1) * kb_median(e, k) / 2 : 0;
 }
 
@@ -1713,14 +1720,7 @@ static double layout_var_up(const double *d, const double *e, size_t k)
  */
 static int offsets_shown(const double *d, const double *e, size_t k)
 {
-	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
-	size_t drop = 1 + k / 10, i;
-
-	for (i = 0; i < k; i++)
-		ratio[i] = d[i] * d[i] / e[i];
-	scale = trimmed_scale(ratio, k, drop);
-	free(ratio);
-	return scale > kb_chi2_quantile(0.90, (double)(k - drop)) / (double)(k - drop);
+	return differences_scale(d, e, k, 0.90) > 1;
 }
 
 /*
