@@ -351,3 +351,141 @@ double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t
 	free(reset);
 	return q;
 }
+
+/*
+ * What the 'k' - 'drop' smallest of k draws of a chi-square with one
+ * degree of freedom come to together (Blom's scores): the largest are
+ * left out where a culprit's step may show in one or two of them.
+ */
+static double kept_expect(size_t k, size_t drop)
+{
+	/* asked for the same k and drop again and again while the offsets'
+	 * spread is fitted: the last answers kept */
+	static __thread struct {
+		size_t k, drop;
+		double expect;
+	} seen[16];
+	static __thread int nseen, next;
+	double expect = 0;
+
+	for (int j = 0; j < nseen; j++)
+		if (seen[j].k == k && seen[j].drop == drop)
+			return seen[j].expect;
+	for (size_t i = 0; i + drop < k; i++) {
+		double z = kb_normal_quantile((1 + ((double)i + 1 - 0.375) / ((double)k + 0.25)) / 2);
+
+		expect += z * z;
+	}
+	seen[next].k = k;
+	seen[next].drop = drop;
+	seen[next].expect = expect;
+	next = (next + 1) % 16;
+	if (nseen < 16)
+		nseen++;
+	return expect;
+}
+
+/* The scale of 'k' ratios each chi-square with one degree of freedom
+ * times that scale, from all but the 'drop' largest.  Sorts 'ratio'. */
+static double trimmed_scale(double *ratio, size_t k, size_t drop)
+{
+	double sum = 0, expect = kept_expect(k, drop);
+
+	kb_sort_doubles(ratio, k);
+	for (size_t i = 0; i + drop < k; i++)
+		sum += ratio[i];
+	return expect > 0 ? sum / expect : 0;
+}
+
+/* all but the 'drop' largest against their own variance, each weighed by
+ * the inverse of its variance squared, until L settles */
+double kb_offsets_fit(const double *d2, const double *e, size_t k, size_t drop)
+{
+	double l = 0, corr = kept_expect(k, drop) / (double)(k - drop);
+	double *s = kb_malloc(k * sizeof(*s)), *t = kb_malloc(k * sizeof(*t));
+
+	for (int iter = 0; iter < 100; iter++) {
+		double num = 0, den = 0, thr, nl;
+		size_t i;
+
+		for (i = 0; i < k; i++)
+			t[i] = s[i] = d2[i] / (e[i] + 2 * l);
+		kb_sort_doubles(t, k);
+		thr = t[k - drop - 1];
+		for (i = 0; i < k; i++) {
+			double v = e[i] + 2 * l;
+
+			if (s[i] > thr)
+				continue;
+			num += (d2[i] / corr - e[i]) / (v * v);
+			den += 2 / (v * v);
+		}
+		nl = den > 0 && num > 0 ? num / den : 0;
+		if (fabs(nl - l) <= 1e-12 + 1e-6 * l) {
+			l = nl;
+			break;
+		}
+		l = nl;
+	}
+	free(s);
+	free(t);
+	return l;
+}
+
+/* trimmed_scale() of 'k' differences (d2 their squares, e their boots'
+ * variance) against their variance with offsets of variance l, in t. */
+static double scale_at(const double *d2, const double *e, size_t k, size_t drop, double l,
+		       double *t)
+{
+	for (size_t i = 0; i < k; i++)
+		t[i] = d2[i] / (e[i] + 2 * l);
+	return trimmed_scale(t, k, drop);
+}
+
+/* the L at which the scale of the kept ones (scale_at()) comes down to a
+ * chi-square's 10% point over its degrees of freedom */
+double kb_offsets_bound(const double *d2, const double *e, size_t k, size_t drop)
+{
+	double *t = kb_malloc(k * sizeof(*t)), lo = 0, hi = 0, want;
+	size_t i;
+
+	want = kb_chi2_quantile(0.10, (double)(k - drop)) / (double)(k - drop);
+	if (scale_at(d2, e, k, drop, 0, t) <= want) {
+		free(t);
+		return 0;
+	}
+	/* at hi every ratio is below 1/k of what the kept ones may sum to */
+	for (i = 0; i < k; i++)
+		hi += d2[i];
+	hi = hi / (2 * want * kept_expect(k, drop)) * (double)k;
+	for (int it = 0; it < 100; it++) {
+		double l = (lo + hi) / 2;
+
+		if (scale_at(d2, e, k, drop, l, t) > want)
+			lo = l;
+		else
+			hi = l;
+	}
+	free(t);
+	return (lo + hi) / 2;
+}
+
+/* each ratio d^2/e is chi-square with one degree of freedom times
+ * 1 + 2 L/e: all but the largest against what as many smallest of k such
+ * draws come to (trimmed_scale()), their sum taken as chi-square */
+double kb_offsets_scale(const double *d, const double *e, size_t k, double q)
+{
+	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
+	size_t drop = 1 + k / 10, i;
+
+	for (i = 0; i < k; i++)
+		ratio[i] = d[i] * d[i] / e[i];
+	scale = trimmed_scale(ratio, k, drop);
+	free(ratio);
+	return scale / (kb_chi2_quantile(q, (double)(k - drop)) / (double)(k - drop));
+}
+
+int kb_offsets_shown(const double *d, const double *e, size_t k)
+{
+	return kb_offsets_scale(d, e, k, 0.90) > 1;
+}

@@ -72,4 +72,29 @@ double kb_chi2_quantile(double p, double k);
 double kb_drift_smooth(const size_t *t, const double *y, const double *v, size_t n,
 		       size_t nt, double *d, double *pvar);
 
+/*
+ * Each commit's own offset: the code layout of its build, the same in
+ * every boot of it.  Its variance L comes from 'k' differences of two
+ * builds each, d the difference (d2 its square), e the variance their
+ * boots give it: d^2 is (e + 2 L) times a chi-square with one degree of
+ * freedom.  A culprit's step shows in one or two of the differences, so
+ * the 'drop' largest are left out (one, and one more for every ten, where
+ * it is not given), and the rest are compared with what as many smallest
+ * of k such draws come to (Blom's scores).
+ */
+/* L, fitted: each difference weighed by the inverse of its variance
+ * squared (those of commits measured on few boots tell little). */
+double kb_offsets_fit(const double *d2, const double *e, size_t k, size_t drop);
+/* A bound at 90% on L; 0 where the differences are no larger than their
+ * boots make them at that bound. */
+double kb_offsets_bound(const double *d2, const double *e, size_t k, size_t drop);
+/* The kept differences' scale (1: no offsets) over a chi-square's point
+ * 'q' over its degrees of freedom: above 1 at q = 0.90, the differences
+ * show offsets at 90%; at q = 0.10, (scale - 1) e / 2 is a bound at 90%
+ * on L. */
+double kb_offsets_scale(const double *d, const double *e, size_t k, double q);
+/* Whether the differences show offsets at all: kb_offsets_scale() at
+ * 0.90 above 1, as the boots' spread is tested (kb_noise_boots()). */
+int kb_offsets_shown(const double *d, const double *e, size_t k);
+
 #endif

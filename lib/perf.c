@@ -1276,13 +1276,6 @@ static const struct kb_perf_obs *posterior(struct ctx *c, const unsigned char *a
 	return cur;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The probability mass expected to be left once probes at the cut points
  * 'cut' (each commit's share of the posterior on its bad side) are
  * decided: the squared gaps between them, 0 and 1 included.  Sorts 'cut'. */
@@ -1291,7 +1284,7 @@ static double mass_left(double *cut, size_t n)
 	double sum = 0, prev = 0;
 	size_t i;
 
-	qsort(cut, n, sizeof(*cut), cmp_double);
+	kb_sort_doubles(cut, n);
 	for (i = 0; i < n; i++) {
 		sum += (cut[i] - prev) * (cut[i] - prev);
 		prev = cut[i];
@@ -1550,177 +1543,16 @@ static const char *check_next(const struct ctx *c, const struct kb_perf_obs *a,
 	return asha;
 }
 
-/*
- * What the 'k' - 'drop' smallest of k draws of a chi-square with one
- * degree of freedom come to together (Blom's scores): the largest are
- * left out where a culprit's step may show in one or two of them.
- */
-static double kept_expect(size_t k, size_t drop)
-{
-	/* asked for the same k and drop again and again while the offsets'
-	 * spread is fitted: the last answers kept */
-	static __thread struct {
-		size_t k, drop;
-		double expect;
-	} seen[16];
-	static __thread int nseen, next;
-	double expect = 0;
-
-	for (int j = 0; j < nseen; j++)
-		if (seen[j].k == k && seen[j].drop == drop)
-			return seen[j].expect;
-	for (size_t i = 0; i + drop < k; i++) {
-		double z = kb_normal_quantile((1 + ((double)i + 1 - 0.375) / ((double)k + 0.25)) / 2);
-
-		expect += z * z;
-	}
-	seen[next].k = k;
-	seen[next].drop = drop;
-	seen[next].expect = expect;
-	next = (next + 1) % 16;
-	if (nseen < 16)
-		nseen++;
-	return expect;
-}
-
-/* The scale of 'k' ratios each chi-square with one degree of freedom
- * times that scale, from all but the 'drop' largest.  Sorts 'ratio'. */
-static double trimmed_scale(double *ratio, size_t k, size_t drop)
-{
-	double sum = 0, expect = kept_expect(k, drop);
-
-	qsort(ratio, k, sizeof(*ratio), cmp_double);
-	for (size_t i = 0; i + drop < k; i++)
-		sum += ratio[i];
-	return expect > 0 ? sum / expect : 0;
-}
-
-/*
- * The variance L of each commit's own offset from 'k' differences of two
- * builds each, d2 their squares and e the variance their boots give
- * them: each d2 is (e + 2 L) times a chi-square with one degree of
- * freedom.  All but the 'drop' largest against their own variance, each
- * weighed by the inverse of its variance squared (the differences of
- * commits measured on few boots, or where the machine's speed moved,
- * tell little), until L settles.
- */
-static double layout_var_fit(const double *d2, const double *e, size_t k, size_t drop)
-{
-	double l = 0, corr = kept_expect(k, drop) / (double)(k - drop);
-	double *s = kb_malloc(k * sizeof(*s)), *t = kb_malloc(k * sizeof(*t));
-
-	for (int iter = 0; iter < 100; iter++) {
-		double num = 0, den = 0, thr, nl;
-		size_t i;
-
-		for (i = 0; i < k; i++)
-			t[i] = s[i] = d2[i] / (e[i] + 2 * l);
-		qsort(t, k, sizeof(*t), cmp_double);
-		thr = t[k - drop - 1];
-		for (i = 0; i < k; i++) {
-			double v = e[i] + 2 * l;
-
-			if (s[i] > thr)
-				continue;
-			num += (d2[i] / corr - e[i]) / (v * v);
-			den += 2 / (v * v);
-		}
-		nl = den > 0 && num > 0 ? num / den : 0;
-		if (fabs(nl - l) <= 1e-12 + 1e-6 * l) {
-			l = nl;
-			break;
-		}
-		l = nl;
-	}
-	free(s);
-	free(t);
-	return l;
-}
-
-/* trimmed_scale() of 'k' differences (d2 their squares, e their boots'
- * variance) against their variance with offsets of variance l, in t. */
-static double scale_at(const double *d2, const double *e, size_t k, size_t drop, double l,
-		       double *t)
-{
-	for (size_t i = 0; i < k; i++)
-		t[i] = d2[i] / (e[i] + 2 * l);
-	return trimmed_scale(t, k, drop);
-}
-
-/*
- * A bound at 90% on the offsets' variance L from 'k' differences of two
- * builds each (d2 their squares, e the variance their boots give them),
- * all but the 'drop' largest: the L at which their scale (scale_at())
- * comes down to a chi-square's 10% point over its degrees of freedom.
- * 0 where it is there at L = 0.
- */
-static double layout_var_bound(const double *d2, const double *e, size_t k, size_t drop)
-{
-	double *t = kb_malloc(k * sizeof(*t)), lo = 0, hi = 0, want;
-	size_t i;
-
-	want = kb_chi2_quantile(0.10, (double)(k - drop)) / (double)(k - drop);
-	if (scale_at(d2, e, k, drop, 0, t) <= want) {
-		free(t);
-		return 0;
-	}
-	/* at hi every ratio is below 1/k of what the kept ones may sum to */
-	for (i = 0; i < k; i++)
-		hi += d2[i];
-	hi = hi / (2 * want * kept_expect(k, drop)) * (double)k;
-	for (int it = 0; it < 100; it++) {
-		double l = (lo + hi) / 2;
-
-		if (scale_at(d2, e, k, drop, l, t) > want)
-			lo = l;
-		else
-			hi = l;
-	}
-	free(t);
-	return (lo + hi) / 2;
-}
-
-/*
- * A bound at 90% on the variance of each commit's own offset, from 'k'
- * differences 'd' of two commits each (variance 'e' of their
- * measurement): each ratio d^2/e is chi-square with one degree of freedom
- * times 1 + 2 lay2/e.  The median of the ratios (estimate_layout()) is
+/* A bound at 90% on the variance of each commit's own offset from the
+ * sides' differences: the median of the ratios (estimate_layout()) is
  * robust but, from the few commits a bisection measures, low as often as
- * not; a second culprit must stand out of the offsets as they could be.
- * A second culprit shows in one or two of the differences, so the largest
- * are left out (one, and one more for every ten); the rest are compared
- * with what as many smallest of k such draws come to (trimmed_scale()),
- * and their sum taken as chi-square: differences_scale() gives it over
- * the chi-square's point 'q'.
- */
-static double differences_scale(const double *d, const double *e, size_t k, double q)
-{
-	double *ratio = kb_malloc(k * sizeof(*ratio)), scale;
-	size_t drop = 1 + k / 10, i;
-
-	for (i = 0; i < k; i++)
-		ratio[i] = d[i] * d[i] / e[i];
-	scale = trimmed_scale(ratio, k, drop);
-	free(ratio);
-	return scale / (kb_chi2_quantile(q, (double)(k - drop)) / (double)(k - drop));
-}
-
+ * not, and a second culprit must stand out of the offsets as they could
+ * be. */
 static double layout_var_up(const double *d, const double *e, size_t k)
 {
-	double scale = differences_scale(d, e, k, 0.10);
+	double scale = kb_offsets_scale(d, e, k, 0.10);
 
 	return scale > 1 ? (scale - 1) * kb_median(e, k) / 2 : 0;
-}
-
-/*
- * Whether 'k' differences 'd' of two commits each (variance 'e' of their
- * measurement) differ by more than their measurement: all but the largest
- * (as layout_var_up() leaves out) against a chi-square's 90% point, as the
- * boots' spread is tested (kb_noise_boots()).
- */
-static int offsets_shown(const double *d, const double *e, size_t k)
-{
-	return differences_scale(d, e, k, 0.90) > 1;
 }
 
 /*
@@ -1868,7 +1700,7 @@ static int end_twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * depend on the sides.  The culprit's step shows in the few that span
  * it: those the posterior puts it between (w: each node's chance to have
  * it, kb_graph_reach()) are left out, and as many more of the largest as
- * layout_var_up() leaves out (layout_var_fit()).
+ * layout_var_up() leaves out (kb_offsets_fit()).
  *
  * A range of a few commits gives fewer than five such differences, and
  * then the builds of the same code alone tell: the two pairs above, BAD
@@ -1883,14 +1715,14 @@ static int end_twins(const struct ctx *c, const struct kb_perf_obs *tw[2][2])
  * In *own, how many the range's own differences are.
  *
  * In *up, a bound at 90% on the spread from the same differences
- * (layout_var_bound()), for a second culprit: a commit beside a real one
+ * (kb_offsets_bound()), for a second culprit: a commit beside a real one
  * measures apart by its own offset, and from two or three differences
  * the spread can come out at nothing.
  *
  * Taken while c->lay2 is 0, so that each commit's variance is its boots'
  * alone.
  */
-/* How many of 'k' differences layout_var_fit() leaves out: one, and one
+/* How many of 'k' differences kb_offsets_fit() leaves out: one, and one
  * more for every ten, less the 'spanned' already left out. */
 static size_t layout_drop(size_t k, size_t spanned)
 {
@@ -1958,16 +1790,16 @@ static double layout_var_all(const struct ctx *c, const double *w, double *up, d
 	if (k >= LAY_OWN_MIN) {
 		size_t drop = layout_drop(k, spanned);
 
-		l2 = layout_var_fit(d2, e2, k, drop);
-		*up = layout_var_bound(d2, e2, k, drop);
+		l2 = kb_offsets_fit(d2, e2, k, drop);
+		*up = kb_offsets_bound(d2, e2, k, drop);
 		/* the range's own differences come first, the twins after */
 		if (k0 == k)
 			*other = l2;
 		else if (k0 >= LAY_OWN_MIN)
-			*other = layout_var_fit(d2, e2, k0, layout_drop(k0, spanned));
+			*other = kb_offsets_fit(d2, e2, k0, layout_drop(k0, spanned));
 	} else if (kt >= 2) {
-		l2 = layout_var_fit(td2, te2, kt, 0);
-		*up = layout_var_bound(td2, te2, kt, 0);
+		l2 = kb_offsets_fit(td2, te2, kt, 0);
+		*up = kb_offsets_bound(td2, te2, kt, 0);
 	}
 	free(of);
 	free(queue);
@@ -2089,7 +1921,7 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 				 * a pool of four, its pairs' +4.3% told "no
 				 * more than two builds' offsets", in about
 				 * one bisection of fifteen) */
-				if (!c->in->align && !offsets_shown(dd, ee, k))
+				if (!c->in->align && !kb_offsets_shown(dd, ee, k))
 					c->lay2 = 0;
 				c->lay2_up = fmax(layout_var_up(dd, ee, k), c->lay2);
 			}

@@ -13,6 +13,11 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+void kb_sort_doubles(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+}
+
 static double *sorted_copy(const double *v, size_t n)
 {
 	double *s = kb_malloc((n ? n : 1) * sizeof(*s));

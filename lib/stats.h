@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Sorts v[0..n-1] in increasing order. */
+void kb_sort_doubles(double *v, size_t n);
 double kb_median(const double *v, size_t n);
 /* Median absolute deviation, scaled to estimate a normal sigma. */
 double kb_mad(const double *v, size_t n);

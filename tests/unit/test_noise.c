@@ -1,8 +1,8 @@
 /*
  * The noise estimates of performance bisection: the run noise, the boot
- * spread and the machine's drift, each recovered from simulated boots of
- * known spreads; and one boot never decisive when boots differ as much as
- * the step.
+ * spread, the builds' offsets and the machine's drift, each recovered
+ * from simulated boots of known spreads; and one boot never decisive when
+ * boots differ as much as the step.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -77,6 +77,87 @@ TEST(test_noise__boot_spread_recovered_and_zero_when_absent)
 	}
 	/* the test pools at 10%: most trials without boot spread find none */
 	CHECK_MSG(zero >= 15, "no boot spread, but one found in %d of 20", 20 - zero);
+}
+
+/*
+ * A line of 'k' + 1 commits, each with an offset of its own of sd 'lay'
+ * (its build's code layout), each measured over two boots of five runs
+ * (boot spread and run noise 1%): d[i], the difference of commit i + 1
+ * from commit i, d2 its square, e the variance its boots give it.
+ */
+static void offsets(uint64_t seed, size_t k, double lay, double *d, double *d2, double *e)
+{
+	uint64_t s = seed;
+	double prev = 0, one = 0.01 * 0.01 / 2 + 0.01 * 0.01 / 10;
+
+	for (size_t i = 0; i <= k; i++) {
+		double z = lay * kb_rand_normal(&s);
+
+		for (int b = 0; b < 2; b++) {
+			z += 0.01 * kb_rand_normal(&s) / 2;
+			for (int r = 0; r < 5; r++)
+				z += 0.01 * kb_rand_normal(&s) / 10;
+		}
+		if (i) {
+			d[i - 1] = z - prev;
+			d2[i - 1] = d[i - 1] * d[i - 1];
+			e[i - 1] = 2 * one;
+		}
+		prev = z;
+	}
+}
+
+TEST(test_noise__offsets_recovered_and_their_bound_above_them)
+{
+	double d[60], d2[60], e[60], fit[20];
+	int covered = 0, shown = 0;
+
+	for (uint64_t seed = 1; seed <= 20; seed++) {
+		/* offsets of 1%: each difference holds two of them beside
+		 * its boots' 0.8% */
+		offsets(seed, 60, 0.01, d, d2, e);
+		fit[seed - 1] = sqrt(kb_offsets_fit(d2, e, 60, 7));
+		covered += kb_offsets_bound(d2, e, 60, 7) >= 0.01 * 0.01;
+		CHECK_MSG(kb_offsets_bound(d2, e, 60, 7) >= kb_offsets_fit(d2, e, 60, 7),
+			  "seed %d: the bound below the fit", (int)seed);
+		shown += kb_offsets_shown(d, e, 60);
+	}
+	kb_sort_doubles(fit, 20);
+	CHECK_MSG(fabs((fit[9] + fit[10]) / 2 / 0.01 - 1) < 0.15,
+		  "offsets of 1%% fitted at %.4f (median of 20)", (fit[9] + fit[10]) / 2);
+	/* a bound at 90%: below the truth in about 2 of 20 */
+	CHECK_MSG(covered >= 15, "the bound above the offsets in %d of 20", covered);
+	CHECK_MSG(shown >= 19, "offsets of 1%% shown in %d of 20", shown);
+}
+
+/*
+ * Without offsets the differences are their boots' alone: offsets are
+ * seen at about the test's 10% (6 of 40 here).  A culprit's step in one
+ * of them (5%, six times its boots) is among those left out, so it is not
+ * taken for offsets; but the rest are then the smallest of fewer draws
+ * than the test counts, and offsets are seen more often (11 of 40 here),
+ * where the step left in would show them every time.
+ */
+TEST(test_noise__offsets_not_seen_where_there_are_none)
+{
+	double d[24], d2[24], e[24];
+	int shown = 0, shown_step = 0, fitted = 0, fitted_step = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		offsets(seed, 24, 0, d, d2, e);
+		shown += kb_offsets_shown(d, e, 24);
+		fitted += sqrt(kb_offsets_fit(d2, e, 24, 3)) > 0.005;
+		d[9] += 0.05;
+		d2[9] = d[9] * d[9];
+		shown_step += kb_offsets_shown(d, e, 24);
+		fitted_step += sqrt(kb_offsets_fit(d2, e, 24, 3)) > 0.005;
+	}
+	CHECK_MSG(shown <= 8, "offsets seen where there are none in %d of 40", shown);
+	CHECK_MSG(fitted <= 8, "offsets above 0.5%% fitted where there are none in %d of 40",
+		  fitted);
+	CHECK_MSG(shown_step <= 16 && fitted_step <= 16,
+		  "a step taken for offsets: seen in %d of 40, above 0.5%% in %d", shown_step,
+		  fitted_step);
 }
 
 TEST(test_noise__outlying_run_ignored)
