@@ -232,6 +232,38 @@ test_expect_success 'a machine that measures apart is scaled onto the first; the
 	test "$(grep -c "^START" apart.log)" = "$(grep -c "^END" apart.log)"
 '
 
+test_expect_success 'the log of a pool keeps its machines; replayed, the same verdict' '
+	(cd p2 && "$KBISECT" log) >p2.log &&
+	# every machine in start, each run with its machine, the pairs
+	test "$(grep "^start " p2.log | grep -o -- "--target local" | wc -l)" = 4 &&
+	grep -q "^pairs -\{0,1\}[01] -\{0,1\}[01] -\{0,1\}[01] -\{0,1\}[01]$" p2.log &&
+	test -z "$(awk "\$1 == \"run\" && NF != 10" p2.log)" &&
+	awk "\$1 == \"run\" { print \$10 }" p2.log | sort | uniq -c >log.machines &&
+	sqlite3 p2/.git/kbisect.db "select machine from runs" | sort | uniq -c >db.machines &&
+	test_cmp db.machines log.machines &&
+	(cd p2 && "$KBISECT" replay ../p2.log --db ../p2r.db 2>../p2r.err &&
+	 "$KBISECT" report --json --db ../p2r.db >../p2r.json) &&
+	test "$(json_get p2r.json verdict)" = culprit &&
+	test "$(json_get p2r.json culprits[0].commit)" = "$(json_get p2.json culprits[0].commit)" &&
+	for k in checks.parent_vs_culprit checks.revert machines[0].machine machines[0].delta_pct \
+		 machines[1].machine delta_pct; do
+		test "$(json_get p2r.json culprits[0].$k)" = "$(json_get p2.json culprits[0].$k)" ||
+		return 1
+	done &&
+	json_list p2.json warnings .message >w.want &&
+	json_list p2r.json warnings .message >w.got &&
+	test_cmp w.want w.got &&
+	grep -q "^machine 3 measures +" w.got &&
+	# a run on a machine the start line does not give, and pairs that do
+	# not fit it, are errors that name the line
+	sed "s/^\(run .*\) 3$/\1 4/" p2.log >bad1.log &&
+	(cd p2 && test_expect_code 1 "$KBISECT" replay ../bad1.log --db ../bad1.db 2>../bad1.err) &&
+	grep -q "bad1.log:[0-9]*: .run. names a machine that .start. does not give" bad1.err &&
+	sed "s/^pairs .*/pairs 0 1/" p2.log >bad2.log &&
+	(cd p2 && test_expect_code 1 "$KBISECT" replay ../bad2.log --db ../bad2.db 2>../bad2.err) &&
+	grep -q "bad2.log:[0-9]*: .pairs. takes one pair for each machine" bad2.err
+'
+
 test_expect_success 'performance: a machine whose process dies is retired; the answer stands' '
 	cat >slow.json <<-EOF &&
 	{"name": "slow", "command": ["sh", "-c", "sleep 0.3; exec sh $TEST_DIR/fixtures/noisy-bench.sh"],

@@ -115,15 +115,19 @@ static void log_values(struct kb_buf *b, const struct kb_run_row *r)
 	kb_buf_addch(b, '\n');
 }
 
-static void log_run(struct kb_buf *b, const struct kb_run_row *r)
+/* A run, and on a pool the machine it ran on. */
+static void log_run(struct kb_buf *b, const struct kb_run_row *r, int pool)
 {
 	kb_buf_addf(b, "run %s %d %d %s %d %d %d ", r->sha, r->boot, r->run,
 		    kb_run_state_name(r->state), r->exit_status, r->term_signal,
 		    r->timed_out);
 	if (r->has_value)
-		kb_buf_addf(b, "%s\n", real_text(r->value).s);
+		kb_buf_adds(b, real_text(r->value).s);
 	else
-		kb_buf_adds(b, "-\n");
+		kb_buf_adds(b, "-");
+	if (pool)
+		kb_buf_addf(b, " %d", r->machine);
+	kb_buf_addch(b, '\n');
 	log_values(b, r);
 }
 
@@ -177,7 +181,7 @@ static void log_builds(struct kb_session *s, struct kb_buf *out)
 
 int kb_session_log(struct kb_session *s, struct kb_buf *out)
 {
-	size_t i, r = 0, m = 0;
+	size_t i, r = 0, m = 0, nmachines = kb_spec_nmachines(&s->spec);
 
 	kb_buf_adds(out, "# kbisect log (format 1)\n"
 		    "# replay it with: kbisect replay FILE\n");
@@ -198,12 +202,20 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		add_word(out, "--kconfig");
 		add_word(out, s->spec.kconfig);
 	}
-	if (kb_spec_machine_file(&s->spec, 0)) {
-		char *m = json_dumps(kb_spec_machine_file(&s->spec, 0), JSON_COMPACT);
+	/* the machines of a pool in order, each --target with its own
+	 * --machine after it */
+	for (i = 0; i < nmachines; i++) {
+		if (i) {
+			add_word(out, "--target");
+			add_word(out, kb_spec_target(&s->spec, i));
+		}
+		if (kb_spec_machine_file(&s->spec, i)) {
+			char *m = json_dumps(kb_spec_machine_file(&s->spec, i), JSON_COMPACT);
 
-		add_word(out, "--machine");
-		add_word(out, m);
-		free(m);
+			add_word(out, "--machine");
+			add_word(out, m);
+			free(m);
+		}
 	}
 	if (s->spec.scale != 1.0)
 		kb_buf_addf(out, " --scale %s", real_text(s->spec.scale).s);
@@ -274,12 +286,27 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		}
 		kb_error_clear();
 	}
+	if (nmachines > 1) {
+		/* the verification pair of each machine: as recorded, else
+		 * machine i measures pair i % 2 */
+		signed char *pair = kb_calloc(nmachines, 1);
+
+		for (i = 0; i < nmachines; i++)
+			pair[i] = (signed char)(i % 2);
+		if (kb_store_pairs(s->store, s->row.id, pair, nmachines) < 0)
+			kb_error_clear();
+		kb_buf_adds(out, "pairs");
+		for (i = 0; i < nmachines; i++)
+			kb_buf_addf(out, " %d", pair[i]);
+		kb_buf_addch(out, '\n');
+		free(pair);
+	}
 	log_builds(s, out);
 	/* runs and marks in the order they happened */
 	while (r < s->nruns || m < s->nmark_rows) {
 		if (m >= s->nmark_rows ||
 		    (r < s->nruns && s->runs[r].started <= s->mark_rows[m].created))
-			log_run(out, &s->runs[r++]);
+			log_run(out, &s->runs[r++], nmachines > 1);
 		else
 			log_mark(s, out, &s->mark_rows[m++]);
 	}
@@ -291,11 +318,46 @@ static int line_err(const char *origin, int line, const char *what)
 	return kb_error(KB_EINVAL, "%s:%d: %s", origin, line, what);
 }
 
+/* The machines of 'start': each --target begins one and each --machine
+ * gives one its object, in the order written (one of each: the first). */
+struct start_machines {
+	char **target;
+	json_t **machine;
+	size_t n;
+};
+
+static void start_machine_add(struct start_machines *sm, char *target, json_t *machine)
+{
+	size_t last = sm->n - 1;
+
+	if (sm->n && ((target && !sm->target[last] && !machine) ||
+		      (machine && !sm->machine[last] && !target))) {
+		if (target)
+			sm->target[last] = target;
+		else
+			sm->machine[last] = machine;
+		return;
+	}
+	sm->target = kb_realloc(sm->target, (sm->n + 1) * sizeof(*sm->target));
+	sm->machine = kb_realloc(sm->machine, (sm->n + 1) * sizeof(*sm->machine));
+	sm->target[sm->n] = target;
+	sm->machine[sm->n++] = machine;
+}
+
+static void start_machines_release(struct start_machines *sm)
+{
+	for (size_t i = 0; i < sm->n; i++) {
+		free(sm->target[i]);
+		json_decref(sm->machine[i]);
+	}
+	free(sm->target);
+	free(sm->machine);
+}
+
 static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *origin,
 		       int line)
 {
-	char *target = NULL;
-	json_t *machine = NULL;
+	struct start_machines sm = { NULL, NULL, 0 };
 	size_t i;
 	int ret = 0;
 
@@ -324,8 +386,7 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 		} else if (!strcmp(a, "--confidence")) {
 			spec->confidence = strtod(v, NULL);
 		} else if (!strcmp(a, "--target")) {
-			free(target);
-			target = kb_strdup(v);
+			start_machine_add(&sm, kb_strdup(v), NULL);
 		} else if (!strcmp(a, "--build")) {
 			free(spec->build);
 			spec->build = kb_strdup(v);
@@ -349,8 +410,7 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 				ret = line_err(origin, line, "--machine is not a JSON object");
 				break;
 			}
-			json_decref(machine);
-			machine = m;
+			start_machine_add(&sm, NULL, m);
 		} else if (!strcmp(a, "--scale")) {
 			spec->scale = strtod(v, NULL);
 			if (!(spec->scale > 0))
@@ -370,16 +430,23 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 	if (!ret && (!spec->bad_spec || !spec->good_specs.n))
 		ret = line_err(origin, line, "'start' needs --good and --bad");
 	if (ret) {
-		free(target);
-		json_decref(machine);
+		start_machines_release(&sm);
 		return ret;
 	}
+	if (!sm.n)
+		start_machine_add(&sm, NULL, NULL);
 	/* the target given is the machine's */
 	kb_spec_clear_machines(spec);
-	if (machine && (target || !json_is_string(json_object_get(machine, "target"))))
-		json_object_set_new(machine, "target", json_string(target ? target : "local"));
-	kb_spec_add_machine(spec, machine, target ? target : "local");
-	free(target);
+	for (i = 0; i < sm.n; i++) {
+		const char *target = sm.target[i];
+		json_t *machine = sm.machine[i];
+
+		if (machine && (target || !json_is_string(json_object_get(machine, "target"))))
+			json_object_set_new(machine, "target", json_string(target ? target : "local"));
+		kb_spec_add_machine(spec, machine, target ? target : "local");
+		sm.machine[i] = NULL;
+	}
+	start_machines_release(&sm);
 	if (!spec->build)
 		spec->build = kb_strdup("none");
 	return 0;
@@ -399,7 +466,8 @@ static int parse_int(const char *s, int *out)
 }
 
 static int replay_run(struct kb_store *store, git_repository *repo, int64_t session,
-		      struct kb_strv *w, const char *origin, int line, int64_t *run_id)
+		      size_t nmachines, struct kb_strv *w, const char *origin, int line,
+		      int64_t *run_id)
 {
 	static const char *const states[] = { "started", "done", "interrupted", "aborted" };
 	struct kb_run_row r;
@@ -408,8 +476,11 @@ static int replay_run(struct kb_store *store, git_repository *repo, int64_t sess
 	int ret;
 
 	memset(&r, 0, sizeof(r));
-	if (w->n != 9)
-		return line_err(origin, line, "'run' takes 8 fields");
+	if (w->n != 9 && w->n != 10)
+		return line_err(origin, line, "'run' takes 8 fields, and on a pool the machine");
+	if (w->n == 10 && (parse_int(w->v[9], &r.machine) || r.machine < 0 ||
+			   (size_t)r.machine >= nmachines))
+		return line_err(origin, line, "'run' names a machine that 'start' does not give");
 	if (git_oid_fromstr(&oid, w->v[1]) < 0 || kb_repo_resolve(repo, w->v[1], &oid) < 0)
 		return line_err(origin, line, "unknown commit");
 	if (parse_int(w->v[2], &r.boot) || parse_int(w->v[3], &r.run) ||
@@ -432,10 +503,35 @@ static int replay_run(struct kb_store *store, git_repository *repo, int64_t sess
 		r.has_value = 1;
 	}
 	snprintf(r.sha, sizeof(r.sha), "%s", w->v[1]);
+	kb_store_set_machine(store, r.machine);
 	if ((ret = kb_store_run_start(store, session, r.sha, r.boot, r.run, NULL, &r.id)) < 0)
 		return ret;
 	*run_id = r.id;
 	return kb_store_run_finish(store, &r);
+}
+
+/* The verification pair of each machine of a pool: -1 (none), 0 or 1. */
+static int replay_pairs(struct kb_store *store, int64_t session, size_t nmachines,
+			struct kb_strv *w, const char *origin, int line)
+{
+	signed char *pair;
+	size_t i;
+	int ret = 0;
+
+	if (w->n != nmachines + 1)
+		return line_err(origin, line, "'pairs' takes one pair for each machine of 'start'");
+	pair = kb_calloc(nmachines, 1);
+	for (i = 0; i < nmachines && !ret; i++) {
+		int v = 0;
+
+		if (parse_int(w->v[i + 1], &v) || v < -1 || v > 1)
+			ret = line_err(origin, line, "a pair is -1, 0 or 1");
+		pair[i] = (signed char)v;
+	}
+	if (!ret)
+		ret = kb_store_set_pairs(store, session, pair, nmachines);
+	free(pair);
+	return ret;
 }
 
 /* The values of the secondary metrics of run 'run', the one replayed on
@@ -835,7 +931,10 @@ int kb_session_replay(struct kb_store *store, git_repository *repo,
 		} else if (!strcmp(w.v[0], "aligned-ends")) {
 			ret = replay_aligned_ends(store, repo, *id, &w, origin, line);
 		} else if (!strcmp(w.v[0], "run")) {
-			ret = replay_run(store, repo, *id, &w, origin, line, &run);
+			ret = replay_run(store, repo, *id, kb_spec_nmachines(&spec), &w, origin,
+					 line, &run);
+		} else if (!strcmp(w.v[0], "pairs")) {
+			ret = replay_pairs(store, *id, kb_spec_nmachines(&spec), &w, origin, line);
 		} else if (!strcmp(w.v[0], "values")) {
 			ret = replay_values(store, last_run, &w, origin, line);
 		} else if (!strcmp(w.v[0], "signature") || !strcmp(w.v[0], "same")) {
