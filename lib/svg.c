@@ -136,13 +136,6 @@ static void add_short(struct kb_buf *b, const char *hex)
 	add_esc(b, id, 0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* History order: by position, those without one last, then as listed. */
 static int cmp_slot(const void *a, const void *b)
 {
@@ -191,7 +184,7 @@ static int collect_slots(json_t *report, struct plot *p)
 		json_array_foreach(samples, j, v)
 			if (json_is_number(v) && isfinite(json_number_value(v)))
 				s->v[s->n++] = json_number_value(v);
-		qsort(s->v, s->n, sizeof(*s->v), cmp_double);
+		kb_sort_doubles(s->v, s->n);
 		/* a step neither measured nor skipped has nothing to show */
 		if (!s->n && strcmp(s->decision, "skip")) {
 			free(s->v);

@@ -377,13 +377,6 @@ static signed char *pairs_of(struct kb_session *s)
  * of each boot after the last of the boot before on its machine (the boot
  * and the setup).  0 when not known yet.
  */
-static int cmp_dbl(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 static void costs(struct kb_session *s, double *boot, double *run)
 {
 	double *r = kb_calloc(s->nruns + 1, sizeof(*r)), *b = kb_calloc(s->nruns + 1, sizeof(*b));
@@ -408,11 +401,11 @@ static void costs(struct kb_session *s, double *boot, double *run)
 		}
 	}
 	if (nr) {
-		qsort(r, nr, sizeof(*r), cmp_dbl);
+		kb_sort_doubles(r, nr);
 		*run = r[nr / 2];
 	}
 	if (nb) {
-		qsort(b, nb, sizeof(*b), cmp_dbl);
+		kb_sort_doubles(b, nb);
 		*boot = b[nb / 2];
 	}
 	free(r);
