@@ -242,7 +242,10 @@ test_expect_success 'the log of a pool keeps its machines; replayed, the same ve
 	sqlite3 p2/.git/kbisect.db "select machine from runs" | sort | uniq -c >db.machines &&
 	test_cmp db.machines log.machines &&
 	(cd p2 && "$KBISECT" replay ../p2.log --db ../p2r.db 2>../p2r.err &&
-	 "$KBISECT" report --json --db ../p2r.db >../p2r.json) &&
+	 "$KBISECT" report --json --db ../p2r.db >../p2r.json &&
+	 "$KBISECT" report --db ../p2r.db >../p2r.txt) &&
+	# how to reproduce it: on the four machines
+	grep -q "^  kbisect start .*\( --target local\)\{4\} " p2r.txt &&
 	test "$(json_get p2r.json verdict)" = culprit &&
 	test "$(json_get p2r.json culprits[0].commit)" = "$(json_get p2.json culprits[0].commit)" &&
 	for k in checks.parent_vs_culprit checks.revert machines[0].machine machines[0].delta_pct \

@@ -445,6 +445,9 @@ static int parse_start(struct kb_spec *spec, struct kb_strv *w, const char *orig
 			json_object_set_new(machine, "target", json_string(target ? target : "local"));
 		kb_spec_add_machine(spec, machine, target ? target : "local");
 		sm.machine[i] = NULL;
+		/* a pool's "how to reproduce" names each machine */
+		if (sm.n > 1)
+			kb_strv_push(&spec->target_args, kb_spec_target(spec, i));
 	}
 	start_machines_release(&sm);
 	if (!spec->build)
