@@ -287,14 +287,8 @@ int kb_session_log(struct kb_session *s, struct kb_buf *out)
 		kb_error_clear();
 	}
 	if (nmachines > 1) {
-		/* the verification pair of each machine: as recorded, else
-		 * machine i measures pair i % 2 */
-		signed char *pair = kb_calloc(nmachines, 1);
+		signed char *pair = kb_session_pairs(s);
 
-		for (i = 0; i < nmachines; i++)
-			pair[i] = (signed char)(i % 2);
-		if (kb_store_pairs(s->store, s->row.id, pair, nmachines) < 0)
-			kb_error_clear();
 		kb_buf_adds(out, "pairs");
 		for (i = 0; i < nmachines; i++)
 			kb_buf_addf(out, " %d", pair[i]);
@@ -318,8 +312,9 @@ static int line_err(const char *origin, int line, const char *what)
 	return kb_error(KB_EINVAL, "%s:%d: %s", origin, line, what);
 }
 
-/* The machines of 'start': each --target begins one and each --machine
- * gives one its object, in the order written (one of each: the first). */
+/* The machines of 'start', in the order written: a --target or a
+ * --machine goes to the last machine where it has none yet, else begins
+ * the next (one machine: --target and --machine in either order). */
 struct start_machines {
 	char **target;
 	json_t **machine;
@@ -328,14 +323,11 @@ struct start_machines {
 
 static void start_machine_add(struct start_machines *sm, char *target, json_t *machine)
 {
-	size_t last = sm->n - 1;
-
-	if (sm->n && ((target && !sm->target[last] && !machine) ||
-		      (machine && !sm->machine[last] && !target))) {
+	if (sm->n && (target ? !sm->target[sm->n - 1] : !sm->machine[sm->n - 1])) {
 		if (target)
-			sm->target[last] = target;
+			sm->target[sm->n - 1] = target;
 		else
-			sm->machine[last] = machine;
+			sm->machine[sm->n - 1] = machine;
 		return;
 	}
 	sm->target = kb_realloc(sm->target, (sm->n + 1) * sizeof(*sm->target));

@@ -356,10 +356,7 @@ static void order_runs(struct kb_session *s)
 	free(byboot);
 }
 
-/* The verification pair each machine of a pool measures (see struct
- * kb_perf_in): as recorded, else machine m measures pair m % 2; malloc'd,
- * one per machine. */
-static signed char *pairs_of(struct kb_session *s)
+signed char *kb_session_pairs(struct kb_session *s)
 {
 	size_t n = kb_spec_nmachines(&s->spec), i;
 	signed char *pair = kb_calloc(n, 1);
@@ -612,7 +609,7 @@ static int build_input(struct kb_session *s, struct input *x)
 	x->in.machines = kb_spec_nmachines(&s->spec) > 1 ? (int)kb_spec_nmachines(&s->spec) : 0;
 	x->in.machine = -1;
 	if (kb_spec_nmachines(&s->spec) > 1)
-		x->in.pair_of = x->pairs = pairs_of(s);
+		x->in.pair_of = x->pairs = kb_session_pairs(s);
 	order_runs(s);
 	lab_devices_load(s, &devs);
 	for (i = 0; i < s->nruns; i++) {
@@ -1157,7 +1154,7 @@ static int plan_pool(struct kb_session *s, const struct kb_plan_in *in, struct k
 	struct kb_perf_job *busy = kb_calloc((size_t)n + in->nfree, sizeof(*busy));
 	struct kb_perf_out out;
 	size_t nbusy = 0, f;
-	signed char *pairs = pairs_of(s), *was = kb_calloc((size_t)n, 1);
+	signed char *pairs = kb_session_pairs(s), *was = kb_calloc((size_t)n, 1);
 	unsigned char *retired = kb_calloc((size_t)n, 1);
 
 	*nout = 0;

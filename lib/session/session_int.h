@@ -85,6 +85,10 @@ void kb_report_metrics(struct kb_session *s, json_t *o, int warmup, int primary_
  * killed, recorded as cut short (it runs again). */
 int kb_session_interrupt_run(struct kb_session *s, struct kb_run_row *r);
 void kb_session_setup_info(struct kb_session *s, json_t *o);
+/* The verification pair each machine of a pool measures (see struct
+ * kb_perf_in): as recorded, else machine m measures pair m % 2; malloc'd,
+ * one per machine. */
+signed char *kb_session_pairs(struct kb_session *s);
 /* What a pass/fail or flaky report ends with: the runs ('runs' of them
  * done) and builds, the benchmark, the target and its setup, the range
  * and the session's state. */
