@@ -3694,6 +3694,57 @@ static int change_in_layout(const struct ctx *c)
 }
 
 /*
+ * The culprit's step in every build made to check it, none of which a
+ * search picked: BAD against its revert, the aligned parent against the
+ * aligned culprit (fresh_step()), and GOOD and BAD aligned where they
+ * were weighed ('ends', n 0 where not).  Their mean, and in *var its
+ * variance, each step with two builds' offsets, and a variant the
+ * rebuild check made (GOOD the culprit's parent, BAD the culprit)
+ * counted in both steps it is in.  0 and infinite when there are none.
+ */
+static double fresh_with_ends(const struct ctx *c, const struct found *f,
+			      const struct pairs *ends, double *var)
+{
+	const struct kb_perf_in *in = c->in;
+	int k = !!f->nrpairs + !!f->napairs, shared;
+	double m, v;
+
+	m = fresh_step(c, f, &v);
+	if (!ends->n) {
+		*var = v;
+		return m;
+	}
+	shared = !strcmp(in->align_good_sha, in->align_parent_sha) +
+		!strcmp(in->align_bad_sha, in->align_sha);
+	/* the mean of the k steps back to their sum, and its variance; the
+	 * ends' step added to both */
+	m = m * k + ends->mean;
+	v = (k ? v * k * k : 0) + ends->se * ends->se + 2 * c->lay2 + 2 * shared * c->lay2;
+	*var = v / ((k + 1) * (k + 1));
+	return m / (k + 1);
+}
+
+/*
+ * Whether the builds made to check the culprit (fresh_with_ends()) put
+ * its step below the change of interest at 95%: their mean in *step and
+ * that bound in *high.  0 where none were measured or there is no change
+ * of interest.
+ */
+static int fresh_below_interest(const struct ctx *c, const struct found *f,
+				const struct pairs *ends, double *step, double *high)
+{
+	double v;
+
+	if (!(c->min_eff > 0))
+		return 0;
+	*step = fresh_with_ends(c, f, ends, &v);
+	if (!isfinite(v))
+		return 0;
+	*high = *step + Z_SAME * sqrt(v);
+	return *high < c->min_eff;
+}
+
+/*
  * Where every build has an offset of its own, the builds made to check a
  * culprit (fresh_builds_stand()) stand out at 95%, but BAD against its
  * revert shares BAD's build, which calibration picked for measuring apart
@@ -3730,7 +3781,6 @@ static int ends_stand(struct ctx *c, struct kb_perf_out *out, const struct found
 {
 	const struct kb_perf_in *in = c->in;
 	double m, v;
-	int shared, k = !!f->nrpairs + !!f->napairs;
 
 	*stand = 1;
 	memset(ends, 0, sizeof(*ends));
@@ -3741,18 +3791,12 @@ static int ends_stand(struct ctx *c, struct kb_perf_out *out, const struct found
 		return ACTION;
 	if (!ends->n)
 		return DECIDED;
-	shared = !strcmp(in->align_good_sha, in->align_parent_sha) +
-		!strcmp(in->align_bad_sha, in->align_sha);
-	if (shared == 2) {
+	if (!strcmp(in->align_good_sha, in->align_parent_sha) &&
+	    !strcmp(in->align_bad_sha, in->align_sha)) {
 		memset(ends, 0, sizeof(*ends));
 		return DECIDED;
 	}
-	/* the mean of the k steps back to their sum, and its variance; the
-	 * ends' step added to both */
-	m = fresh_step(c, f, &v) * k + ends->mean;
-	v = v * k * k + ends->se * ends->se + 2 * c->lay2 + 2 * shared * c->lay2;
-	m /= k + 1;
-	v /= (k + 1) * (k + 1);
+	m = fresh_with_ends(c, f, ends, &v);
 	*stand = m / sqrt(v) >= Z_FRESH3;
 	return DECIDED;
 }
@@ -3968,7 +4012,7 @@ int kb_perf_decide(const struct kb_perf_in *in, struct kb_perf_out *out)
 	struct pairs cal;
 	double pmw = 1, eff, lev_g, lev_b, fs, fs_high;
 	struct pairs ends;
-	int stand;
+	int stand, below;
 	size_t i, j, n;
 	int bg, bb, ret = 0, r, max_pairs, cal_min;
 	unsigned char *alive = NULL;
@@ -4356,14 +4400,30 @@ no_difference:
 	 * rows of 300: 29 wrong culprits before, 19 now; a 3% step over 8
 	 * and 16 commits, 29 fewer exact in 900, 51% -> 48%, one wrong
 	 * fewer; without offsets, with the rebuild check on, a 1-2% step
-	 * as exact) */
-	if (clearly_below(&c) && c.lay2 > 0 && twins_apart(&c) && f.prob < in->p.confidence) {
-		warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, less than the "
-		     "%.0f%% asked for (--confidence), and the change from GOOD to BAD is below "
-		     "the change of interest (--min-effect %g%%), where the builds' code layout "
-		     "(offsets of %.2g%%) makes steps like it", in->node_sha[f.node],
-		     100 * f.prob, 100 * in->p.confidence, 100 * in->p.min_effect,
-		     size_pct(&c, sqrt(c.lay2)));
+	 * as exact).  The same where the builds made to check the culprit,
+	 * which no search picked, put its step below the change of interest
+	 * at 95% (fresh_below_interest()), whatever GOOD and BAD measured:
+	 * calibration picked their builds for measuring apart */
+	if (c.lay2 > 0 && f.prob < in->p.confidence &&
+	    ((below = clearly_below(&c) && twins_apart(&c)) ||
+	     fresh_below_interest(&c, &f, &ends, &fs, &fs_high))) {
+		if (below)
+			warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, less "
+			     "than the %.0f%% asked for (--confidence), and the change from GOOD "
+			     "to BAD is below the change of interest (--min-effect %g%%), where "
+			     "the builds' code layout (offsets of %.2g%%) makes steps like it",
+			     in->node_sha[f.node], 100 * f.prob, 100 * in->p.confidence,
+			     100 * in->p.min_effect, size_pct(&c, sqrt(c.lay2)));
+		else
+			warn(&c, "unconfirmed", "%.12s holds %.0f%% of the probability, less "
+			     "than the %.0f%% asked for (--confidence), and the builds made to "
+			     "check it show %+.1f%%, no more than %+.1f%%: below the change of "
+			     "interest (--min-effect %g%%), where the builds' code layout "
+			     "(offsets of %.2g%%) makes steps like it", in->node_sha[f.node],
+			     100 * f.prob, 100 * in->p.confidence,
+			     pct_of(&c, fs, raw_mean(&c, in->parent_sha[f.node])),
+			     pct_of(&c, fs_high, raw_mean(&c, in->parent_sha[f.node])),
+			     100 * in->p.min_effect, size_pct(&c, sqrt(c.lay2)));
 		finish_unconfirmed(&c, out, culprits, "the likely culprit's probability is below "
 				   "--confidence, for a change below the change of interest", &f);
 		goto out;
