@@ -454,7 +454,9 @@ TEST(test_perf__short_range_second_culprit_not_named_on_layout_alone)
  * commits, are the change once more on two builds nobody picked, and two
  * more differences to tell the spread by (6 of 600).  Since the range is
  * measured whole and --confidence is asked for below the change of
- * interest, 11 without them and 4 with them (15 and 5 before). */
+ * interest, 11 without them and 4 with them (15 and 5 before); since it
+ * is asked for too where the builds made to check the culprit put its
+ * step below the change of interest, 9 without them, 4 with. */
 TEST(test_perf__short_range_culprit_stands_in_good_and_bad_aligned)
 {
 	int with = 0, without = 0;
@@ -471,8 +473,26 @@ TEST(test_perf__short_range_culprit_stands_in_good_and_bad_aligned)
 		unsetenv("SIM_NO_ENDS");
 		without += wrong;
 	}
-	CHECK_MSG(with <= 8 && without >= with + 6, "wrong culprits in 600: %d with GOOD and "
+	CHECK_MSG(with <= 6 && without >= with + 4, "wrong culprits in 600: %d with GOOD and "
 		  "BAD aligned, %d without", with, without);
+}
+
+/* No change over eight commits under 2% boots and 1% offsets per build:
+ * calibration finds GOOD and BAD apart by their builds' offsets, and the
+ * search a commit whose own offset puts it there; the builds made to
+ * check it, BAD and its revert, the aligned pair, GOOD and BAD aligned,
+ * lean its way together now and then by chance (each 1.8-2.7% in one of
+ * these).  A likely culprit the probes leave below --confidence, whose
+ * builds made to check it put its step below the change of interest at
+ * 95%, is not named: 4 wrong culprits in these 300 before, 2 with it. */
+TEST(test_perf__culprit_below_confidence_not_named_on_its_fresh_builds_below_interest)
+{
+	struct sim_scenario sc = { "no change, 2% boots, layout", 8, { 0 }, 0, 0.01,
+				   NOISE_LOGNORMAL, 5, .boot_noise = 0.02, .layout_noise = 0.01 };
+	int exact, wrong, noreg;
+
+	tally(&sc, 1, 300, &exact, &wrong, &noreg);
+	CHECK_MSG(wrong <= 2 && noreg >= 270, "wrong %d, no-regression %d of 300", wrong, noreg);
 }
 
 /* A 5% step over two commits under 1% offsets: every culprit named was
@@ -578,7 +598,10 @@ TEST(test_perf__real_step_not_told_one_of_layout_by_its_aligned_builds)
  * no-regression, with a bound below --min-effect, and one more is
  * named (94).  A merge culprit measured against its other parent too
  * has more boots of its aligned build, and one of them was unconfirmed
- * on its builds' layout after that (93). */
+ * on its builds' layout after that (93).  Two more, with a spread found
+ * from chance and the likely culprit below --confidence, end
+ * inconclusive since the builds made to check a culprit put its step
+ * below the change of interest (91): a 1% step is. */
 TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 {
 	struct sim_scenario sc = { "1% step, rebuild check", 200, { 0.01 }, 1, 0.01,
@@ -586,7 +609,7 @@ TEST(test_perf__small_step_named_where_layout_does_not_move_it)
 	int exact, noreg, wrong;
 
 	tally(&sc, 1, 100, &exact, &wrong, &noreg);
-	CHECK_MSG(exact >= 93 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
+	CHECK_MSG(exact >= 90 && wrong == 0, "exact %d, wrong %d of 100", exact, wrong);
 }
 
 /* A step of the user's smallest size (5%) under 1% offsets per build and
