@@ -3727,15 +3727,16 @@ static double fresh_with_ends(const struct ctx *c, const struct found *f,
 /*
  * Whether the builds made to check the culprit (fresh_with_ends()) put
  * its step below the change of interest at 95%: their mean in *step and
- * that bound in *high.  0 where none were measured or there is no change
- * of interest.
+ * that bound in *high.  0 where there are no aligned builds (without a
+ * rebuild check the spread of offsets is the sides' alone, and no build
+ * of the same code tells it) or no change of interest.
  */
 static int fresh_below_interest(const struct ctx *c, const struct found *f,
 				const struct pairs *ends, double *step, double *high)
 {
 	double v;
 
-	if (!(c->min_eff > 0))
+	if (!f->napairs || !(c->min_eff > 0))
 		return 0;
 	*step = fresh_with_ends(c, f, ends, &v);
 	if (!isfinite(v))
