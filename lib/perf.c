@@ -3248,12 +3248,126 @@ static double *values_on(const struct ctx *c, const struct kb_perf_obs *o, int m
 	return y;
 }
 
+/* The boots of GOOD and BAD on every machine of a pool, for telling the
+ * machines apart: each boot's runs after the configured warm-up in x, one
+ * boot after another. */
+struct end_boots {
+	double *x, *m;          /* the runs; each boot's location */
+	size_t *len;            /* the runs of each boot */
+	int *machine, *end;     /* its machine; 0 GOOD, 1 BAD */
+	size_t nx, nb, ax, ab;
+};
+
+static void add_end_boots(const struct ctx *c, const struct kb_perf_obs *o, int end,
+			  struct end_boots *e)
+{
+	for (size_t j = 0, k; o && j < o->n; j = k) {
+		size_t n = 0, had = e->ab;
+
+		for (k = j; k < o->n && o->s[k].boot == o->s[j].boot &&
+		     o->s[k].machine == o->s[j].machine; k++)
+			if (o->s[k].run > c->in->p.warmup) {
+				KB_ALLOC_GROW(e->x, e->nx + 1, e->ax);
+				e->x[e->nx++] = yval(c, o->s[k].value);
+				n++;
+			}
+		if (!n)
+			continue;
+		KB_ALLOC_GROW(e->len, e->nb + 1, e->ab);
+		if (e->ab != had) {
+			e->machine = kb_realloc(e->machine, e->ab * sizeof(*e->machine));
+			e->end = kb_realloc(e->end, e->ab * sizeof(*e->end));
+		}
+		e->len[e->nb] = n;
+		e->machine[e->nb] = o->s[j].machine;
+		e->end[e->nb++] = end;
+	}
+}
+
+/*
+ * Each boot of GOOD and BAD placed (its location in e->m) and given the
+ * variance of its location in v: the boot spread, from consecutive boots
+ * of one end on one machine, and the run noise within boots, as
+ * everywhere else (boot_var()).  With one run a boot, the boots' own
+ * scatter around their machine's median is the run noise.
+ */
+static double *end_boot_vars(struct end_boots *e)
+{
+	double *v = kb_malloc((e->nb + 1) * sizeof(*v)), *d = kb_malloc((e->nb + 1) * sizeof(*d));
+	double *ev = kb_malloc((e->nb + 1) * sizeof(*ev)), sigma, tau2;
+	size_t i, off, nd = 0;
+	int df;
+
+	e->m = kb_malloc((e->nb + 1) * sizeof(*e->m));
+	sigma = kb_noise_within(e->x, e->len, e->nb);
+	for (i = off = 0; i < e->nb; off += e->len[i], i++)
+		e->m[i] = kb_biweight_location(e->x + off, e->len[i], sigma);
+	if (!(sigma > 0)) {
+		size_t nr = 0;
+
+		for (i = 0; i < e->nb; i++) {
+			size_t k = 0;
+
+			for (size_t j = 0; j < e->nb; j++)
+				if (e->machine[j] == e->machine[i] && e->end[j] == e->end[i])
+					ev[k++] = e->m[j];
+			if (k > 1)
+				d[nr++] = e->m[i] - kb_median(ev, k);
+		}
+		sigma = nr > 1 ? kb_mad(d, nr) : 0;
+	}
+	for (i = 0; i < e->nb; i++)
+		for (size_t j = i + 1; j < e->nb; j++)
+			if (e->machine[j] == e->machine[i] && e->end[j] == e->end[i]) {
+				d[nd] = e->m[j] - e->m[i];
+				ev[nd++] = 1.05 * sigma * sigma *
+					   (1.0 / (double)e->len[i] + 1.0 / (double)e->len[j]);
+				break;
+			}
+	tau2 = kb_noise_boots(d, ev, nd, 0.10, &df);
+	for (i = 0; i < e->nb; i++)
+		v[i] = tau2 * inflate(df) + 1.05 * sigma * sigma / (double)e->len[i];
+	free(d);
+	free(ev);
+	return v;
+}
+
+/* How far machine m's GOOD and BAD lie from machine ref's, together, in
+ * standard errors of the boots (0 where it cannot be told). */
+static double machine_apart_z(const struct end_boots *e, const double *v, int m, int ref)
+{
+	double diff = 0, var = 0;
+
+	for (int end = 0; end < 2; end++) {
+		double s[2] = { 0, 0 }, sv[2] = { 0, 0 };
+		size_t k[2] = { 0, 0 };
+
+		for (size_t i = 0; i < e->nb; i++) {
+			int w = e->machine[i] == m ? 0 : e->machine[i] == ref ? 1 : -1;
+
+			if (w < 0 || e->end[i] != end)
+				continue;
+			s[w] += e->m[i];
+			sv[w] += v[i];
+			k[w]++;
+		}
+		if (!k[0] || !k[1])
+			return 0;
+		diff += s[0] / (double)k[0] - s[1] / (double)k[1];
+		var += sv[0] / ((double)k[0] * (double)k[0]) + sv[1] / ((double)k[1] * (double)k[1]);
+	}
+	return var > 0 ? diff / sqrt(var) : 0;
+}
+
 /*
  * A pool: every sample brought onto the levels of the reference machine
- * (the first with samples of GOOD and of BAD).  A machine whose GOOD or
- * BAD differs from the reference's (rank test, p < 0.01) is shifted by the
- * mean of the two differences of medians; the samples of a machine without
- * both wait.  NULL when every sample is from machine 0.
+ * (the first with samples of GOOD and of BAD).  A machine whose GOOD and
+ * BAD together lie apart from the reference's is shifted by the mean of
+ * the two differences of medians; the samples of a machine without both
+ * wait.  Apart is told with boots as the unit, where boots differ more
+ * than runs do, at 1% for the pool as a whole: a machine is not named
+ * apart, nor its samples moved, for a difference its boots explain.
+ * NULL when every sample is from machine 0.
  */
 static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 {
@@ -3261,10 +3375,11 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 	const struct kb_perf_obs *go = find(c, in->good_sha), *bo = find(c, in->node_sha[in->bad]);
 	struct kb_perf_obs *out = NULL;
 	struct kb_buf msg = KB_BUF_INIT;
-	double *shift, *gr = NULL, *br = NULL;
+	struct end_boots eb = { 0 };
+	double *shift, *gr = NULL, *br = NULL, *ev, zc;
 	unsigned char *has;
 	size_t i, j, ngr = 0, nbr = 0, alloc = 0;
-	int maxm = 0, m, ref = -1;
+	int maxm = 0, m, ref = -1, nboth = 0;
 
 	for (i = 0; i < in->nobs; i++)
 		for (j = 0; j < in->obs[i].n; j++)
@@ -3278,6 +3393,13 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 	c->nmachines = maxm + 1;
 	c->scaled = kb_calloc((size_t)maxm + 1, 1);
 	c->scale_inv_n = kb_calloc((size_t)maxm + 1, sizeof(*c->scale_inv_n));
+	for (m = 0; m <= maxm; m++)
+		nboth += taken_on(go, m) && taken_on(bo, m);
+	add_end_boots(c, go, 0, &eb);
+	add_end_boots(c, bo, 1, &eb);
+	ev = end_boot_vars(&eb);
+	/* two-sided, 1% shared among the machines compared */
+	zc = z_of(1 - 0.005 / (nboth > 2 ? nboth - 1 : 1));
 	for (m = 0; m <= maxm; m++) {
 		size_t ng, nb;
 		double *g = values_on(c, go, m, &ng), *b = values_on(c, bo, m, &nb);
@@ -3292,8 +3414,7 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 			c->scale_ref_inv_n = 1.0 / (double)ngr + 1.0 / (double)nbr;
 			continue;
 		}
-		if (has[m] && (kb_mann_whitney_p(g, ng, gr, ngr) < 0.01 ||
-			       kb_mann_whitney_p(b, nb, br, nbr) < 0.01)) {
+		if (has[m] && fabs(machine_apart_z(&eb, ev, m, ref)) > zc) {
 			shift[m] = (kb_median(g, ng) - kb_median(gr, ngr) +
 				    kb_median(b, nb) - kb_median(br, nbr)) / 2;
 			c->scaled[m] = 1;
@@ -3339,6 +3460,12 @@ static struct kb_perf_obs *one_scale(struct ctx *c, size_t *nout)
 	free(br);
 	free(shift);
 	free(has);
+	free(ev);
+	free(eb.x);
+	free(eb.m);
+	free(eb.len);
+	free(eb.machine);
+	free(eb.end);
 	kb_buf_release(&msg);
 	return out ? out : kb_calloc(1, sizeof(*out));
 }
