@@ -658,6 +658,31 @@ TEST(test_perf__a_stretch_one_endpoint_boot_saw_misleads_no_probe)
 	CHECK_MSG(exact >= 47 && wrong == 0, "exact %d wrong %d of 50", exact, wrong);
 }
 
+/* Boots that differ twice as much as runs (4% and 2%), a 5% step, one
+ * machine: a commit next to the culprit can measure between the levels
+ * at its cap, GOOD's and BAD's levels told by a few boots each, and the
+ * search ended with the likelier of two at 44-50% and no probe left (6
+ * of these 100, 89 exact).  It is checked against its parent from 40%
+ * now, and its checks turn it down where it is not the one (1 such
+ * ending, 94 exact, none wrong). */
+TEST(test_perf__split_between_two_checked_from_forty_percent)
+{
+	struct sim_scenario sc = { "5/2/4", 200, { 0.05 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.04 };
+	int t, left = 0, exact = 0, wrong = 0;
+
+	for (t = 9001; t <= 9100; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		exact += r.exact;
+		wrong += r.wrong_confident;
+		left += strstr(r.reason, "no commit left whose test could narrow it down") != NULL;
+	}
+	CHECK_MSG(left <= 2 && exact >= 92 && wrong == 0, "no probe left %d, exact %d, wrong %d "
+		  "of 100", left, exact, wrong);
+}
+
 /* Boots that differ three times as much as runs (6% and 2%), a 6% step:
  * calibration's first pairs can measure it at a third of that, and it
  * goes on while the change they leave possible could still be told by
