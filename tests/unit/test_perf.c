@@ -658,6 +658,33 @@ TEST(test_perf__a_stretch_one_endpoint_boot_saw_misleads_no_probe)
 	CHECK_MSG(exact >= 47 && wrong == 0, "exact %d wrong %d of 50", exact, wrong);
 }
 
+/* Boots that differ 1.7 times as much as runs (3.4% and 2%), a 3% step:
+ * a boot's value is mostly its offset, and once eight pairs tell the
+ * spread and the budget would not hold the boots at three runs each, a
+ * boot takes one steady run.  From twice the runs' only, these 20 took
+ * 2.97 runs a boot and 954 runs a session (17 exact); now 2.55 and 820
+ * (18 exact), none wrong. */
+TEST(test_perf__one_run_a_boot_from_boots_one_and_a_half_times_the_runs)
+{
+	struct sim_scenario sc = { "3/2/3.4", 200, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.034 };
+	long runs = 0, boots = 0;
+	int t, exact = 0, wrong = 0;
+
+	for (t = 101; t <= 120; t++) {
+		struct sim_result r;
+
+		sim_trial(&sc, (uint64_t)t, &r);
+		runs += r.runs;
+		boots += r.boots;
+		exact += r.exact;
+		wrong += r.wrong_confident;
+	}
+	CHECK_MSG(boots > 0 && (double)runs / (double)boots < 2.75 && exact >= 17 && wrong == 0,
+		  "%.2f runs a boot, exact %d, wrong %d of 20", boots ? (double)runs / (double)boots : 0.0,
+		  exact, wrong);
+}
+
 /* Boots that differ twice as much as runs (4% and 2%), a 5% step, one
  * machine: a commit next to the culprit can measure between the levels
  * at its cap, GOOD's and BAD's levels told by a few boots each, and the
