@@ -1911,8 +1911,9 @@ static void estimate_layout(struct ctx *c, const unsigned char *alive, double *l
 			}
 			if (k >= 5) {
 				/* medians: half the pairs must differ, not a few */
-				c->lay_told = 1;
 				double *ratio = kb_malloc(k * sizeof(*ratio)), mr, me;
+
+				c->lay_told = 1;
 
 				for (size_t q = 0; q < k; q++)
 					ratio[q] = dd[q] * dd[q] / ee[q];
