@@ -45,6 +45,26 @@ static void tally(const struct sim_scenario *sc, int first, int trials, int *exa
 	}
 }
 
+/* Trials 'first' to 'first + trials - 1' of 'sc': the exact and the
+ * wrong culprits in *exact and *wrong; returns how many ended with a
+ * reason that holds 'ending'. */
+static int tally_ending(const struct sim_scenario *sc, int first, int trials,
+			const char *ending, int *exact, int *wrong)
+{
+	int ended = 0;
+
+	*exact = *wrong = 0;
+	for (int t = first; t < first + trials; t++) {
+		struct sim_result r;
+
+		sim_trial(sc, (uint64_t)t, &r);
+		*exact += r.exact;
+		*wrong += r.wrong_confident;
+		ended += strstr(r.reason, ending) != NULL;
+	}
+	return ended;
+}
+
 /* No change in a range of 'commits' commits, each build with its own
  * offset of 1%, 'trials' trials from seed 'first': how many said no
  * regression in *noreg, checked to be at least 'least', and no more than
@@ -696,18 +716,35 @@ TEST(test_perf__search_goes_on_below_interest_where_builds_have_no_offsets)
 {
 	struct sim_scenario sc = { "3/2/4", 200, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.04 };
-	int t, ended = 0, exact = 0, wrong = 0;
+	int exact, wrong, ended = tally_ending(&sc, 9001, 40, "reverting the likely culprit "
+					       "does not recover", &exact, &wrong);
 
-	for (t = 9001; t <= 9040; t++) {
+	CHECK_MSG(ended <= 3 && exact >= 30 && wrong == 0, "ended on a revert %d, exact %d, "
+		  "wrong %d of 40", ended, exact, wrong);
+}
+
+/* The same 3% step in 2% runs and 4% boots: a check whose boots scatter
+ * by more than the step took a quarter of the run budget at most, and
+ * the revert of the true culprit, which recovers its 3%, could fall short
+ * of it there (seed 9015: 1.5% after 83 pairs) with most of the budget
+ * left.  A check may now take half of what was left when it began: 3 of
+ * these 60 turned the true culprit down so before, 2 now (a margin of
+ * one trial: the rows of the README show the rest). */
+TEST(test_perf__a_true_culprit_s_revert_check_not_cut_at_a_quarter_of_the_budget)
+{
+	struct sim_scenario sc = { "3/2/4", 200, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
+				   .boot_noise = 0.04 };
+	int t, turned = 0;
+
+	for (t = 9001; t <= 9060; t++) {
 		struct sim_result r;
 
 		sim_trial(&sc, (uint64_t)t, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-		ended += strstr(r.reason, "reverting the likely culprit does not recover") != NULL;
+		turned += r.named && strstr(r.reason, "reverting the likely culprit does not "
+					    "recover") != NULL;
 	}
-	CHECK_MSG(ended <= 3 && exact >= 30 && wrong == 0, "ended on a revert %d, exact %d, "
-		  "wrong %d of 40", ended, exact, wrong);
+	CHECK_MSG(turned <= 2, "the true culprit turned down by its revert in %d of 60",
+		  turned);
 }
 
 /* A 3% step in 2% runs and 6% boots over 16 commits: calibration's pairs
@@ -719,16 +756,9 @@ TEST(test_perf__calibration_goes_on_where_its_pairs_show_a_change)
 {
 	struct sim_scenario sc = { "3/2/6", 16, { 0.03 }, 1, 0.02, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.06 };
-	int t, less = 0, exact = 0, wrong = 0;
+	int exact, wrong, less = tally_ending(&sc, 9001, 40, "differ, but by less", &exact,
+					      &wrong);
 
-	for (t = 9001; t <= 9040; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-		less += strstr(r.reason, "differ, but by less") != NULL;
-	}
 	CHECK_MSG(less <= 8 && exact >= 21 && wrong == 0, "'differ, but by less' %d, exact %d, "
 		  "wrong %d of 40", less, exact, wrong);
 }
@@ -744,16 +774,9 @@ TEST(test_perf__split_between_two_checked_from_forty_percent)
 {
 	struct sim_scenario sc = { "5/2/4", 200, { 0.05 }, 1, 0.02, NOISE_LOGNORMAL, 5,
 				   .boot_noise = 0.04 };
-	int t, left = 0, exact = 0, wrong = 0;
+	int exact, wrong, left = tally_ending(&sc, 9001, 100, "no commit left whose test could "
+					      "narrow it down", &exact, &wrong);
 
-	for (t = 9001; t <= 9100; t++) {
-		struct sim_result r;
-
-		sim_trial(&sc, (uint64_t)t, &r);
-		exact += r.exact;
-		wrong += r.wrong_confident;
-		left += strstr(r.reason, "no commit left whose test could narrow it down") != NULL;
-	}
 	CHECK_MSG(left <= 2 && exact >= 92 && wrong == 0, "no probe left %d, exact %d, wrong %d "
 		  "of 100", left, exact, wrong);
 }
